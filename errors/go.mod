@@ -1,0 +1,3 @@
+module github.com/metatools-go/metatools/errors
+
+go 1.25.0
