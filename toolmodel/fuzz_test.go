@@ -1,0 +1,85 @@
+package toolmodel_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+func FuzzParseToolID(f *testing.F) {
+	for _, seed := range []string{"x", "ns:x", ":", "a:b:c", "", "ns.sub-1:tool_2", "é:x"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		ns, name, err := toolmodel.ParseToolID(id)
+		if err != nil {
+			if errors.CodeOf(err) != errors.InvalidArgument {
+				t.Fatalf("ParseToolID(%q) error has code %s", id, errors.CodeOf(err))
+			}
+			return
+		}
+		if got := toolmodel.ToolID(ns, name); got != id {
+			t.Fatalf("ToolID(ParseToolID(%q)) = %q", id, got)
+		}
+		if toolmodel.ValidateName(name) != nil || ns != "" && toolmodel.ValidateName(ns) != nil {
+			t.Fatalf("ParseToolID(%q) accepted invalid parts %q, %q", id, ns, name)
+		}
+	})
+}
+
+// FuzzToolJSON checks the round-trip property: a tool that decodes
+// re-encodes to JSON that decodes to an equal tool.
+func FuzzToolJSON(f *testing.F) {
+	f.Add([]byte(fullToolJSON))
+	f.Add([]byte(`{"name":"x","inputSchema":{"type":"object"}}`))
+	f.Add([]byte(`{"name":"x","inputSchema":{},"tags":["a"],"metadata":{"n":1e400}}`))
+	f.Add([]byte(`{"name":"x","inputSchema":{},"annotations":{"title":"t"},"_meta":{"k":[1,"2"]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tool, err := toolmodel.DecodeTool(data)
+		if err != nil {
+			if errors.CodeOf(err) != errors.InvalidArgument {
+				t.Fatalf("DecodeTool error has code %s: %v", errors.CodeOf(err), err)
+			}
+			return
+		}
+		encoded, err := json.Marshal(tool)
+		if err != nil {
+			t.Fatalf("a decoded tool does not encode: %v", err)
+		}
+		again, err := toolmodel.DecodeTool(encoded)
+		if err != nil {
+			t.Fatalf("re-decoding %s: %v", encoded, err)
+		}
+		if !again.Equal(tool) {
+			t.Fatalf("round trip changed the tool:\n%s\n%s", data, encoded)
+		}
+	})
+}
+
+// FuzzValidate validates arbitrary instances against arbitrary schemas:
+// never a panic, and every error is classified.
+func FuzzValidate(f *testing.F) {
+	f.Add([]byte(issueSchema), []byte(`{"owner":"a","repo":"b","title":"c"}`))
+	f.Add([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","items":[{"type":"string"}]}`), []byte(`[1]`))
+	f.Add([]byte(`{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/a"}}}`), []byte(`1`))
+	f.Add([]byte(`{"properties":{"x":{"$ref":"https://example.com"}}}`), []byte(`{}`))
+	f.Add([]byte(`{"pattern":"(("}`), []byte(`"s"`))
+	f.Add([]byte(`true`), []byte(`null`))
+	v := toolmodel.NewValidator(toolmodel.WithCacheSize(64))
+	f.Fuzz(func(t *testing.T, schema, instance []byte) {
+		if !json.Valid(schema) {
+			return
+		}
+		err := v.Validate(json.RawMessage(schema), json.RawMessage(instance))
+		if err == nil {
+			return
+		}
+		switch errors.CodeOf(err) {
+		case errors.Validation, errors.InvalidArgument:
+		default:
+			t.Fatalf("Validate error has code %s: %v", errors.CodeOf(err), err)
+		}
+	})
+}

@@ -1,0 +1,232 @@
+package toolmodel_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// issueSchema is a realistic tool input schema: a nested object, ten
+// properties, enums and patterns.
+const issueSchema = `{
+  "type": "object",
+  "properties": {
+    "owner": {"type": "string", "pattern": "^[A-Za-z0-9-]+$"},
+    "repo": {"type": "string", "pattern": "^[A-Za-z0-9_.-]+$"},
+    "title": {"type": "string", "minLength": 1, "maxLength": 256},
+    "body": {"type": "string"},
+    "labels": {"type": "array", "items": {"type": "string"}, "uniqueItems": true},
+    "assignees": {"type": "array", "items": {"type": "string"}, "maxItems": 10},
+    "priority": {"type": "string", "enum": ["low", "medium", "high", "urgent"]},
+    "milestone": {"type": "integer", "minimum": 1},
+    "draft": {"type": "boolean", "default": false},
+    "metadata": {
+      "type": "object",
+      "properties": {
+        "source": {"type": "string", "enum": ["web", "api", "cli"]},
+        "estimate": {"type": "number", "minimum": 0}
+      },
+      "additionalProperties": false
+    }
+  },
+  "required": ["owner", "repo", "title"],
+  "additionalProperties": false
+}`
+
+func issueTool(t testing.TB) *toolmodel.Tool {
+	t.Helper()
+	tool, err := toolmodel.DecodeTool([]byte(`{"name":"create_issue","namespace":"github","inputSchema":` + issueSchema + `}`))
+	require.NoError(t, err)
+	return &tool
+}
+
+func validIssueArgs() map[string]any {
+	return map[string]any{
+		"owner": "metatools-go", "repo": "metatools", "title": "Crash on start",
+		"labels": []any{"bug"}, "priority": "high", "milestone": 3.0,
+		"metadata": map[string]any{"source": "cli", "estimate": 1.5},
+	}
+}
+
+func TestValidateInput(t *testing.T) {
+	v := toolmodel.NewValidator()
+	tool := issueTool(t)
+	require.NoError(t, v.ValidateInput(tool, validIssueArgs()))
+	require.NoError(t, v.ValidateInput(tool, json.RawMessage(`{"owner":"a","repo":"b","title":"c"}`)))
+
+	bad := validIssueArgs()
+	delete(bad, "title")
+	bad["priority"] = "someday"
+	bad["owner"] = "not valid!"
+	bad["color"] = "red"
+	err := v.ValidateInput(tool, bad)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, errors.ErrValidation)
+	var e *errors.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "validate_input", e.Op)
+	assert.Equal(t, "github:create_issue", e.ToolID)
+	// Every failing path is listed, in a stable order.
+	for _, want := range []string{"/title: required property is missing", "/color: property is not allowed", "/owner: pattern", "/priority: enum"} {
+		assert.Contains(t, err.Error(), want)
+	}
+
+	err = v.ValidateInput(tool, nil)
+	require.ErrorIs(t, err, errors.ErrValidation, "nil arguments are the empty object")
+	assert.Contains(t, err.Error(), "/owner: required property is missing")
+
+	err = v.ValidateInput(tool, json.RawMessage(`{"owner":`))
+	require.ErrorIs(t, err, errors.ErrValidation)
+	assert.Contains(t, err.Error(), "instance is not JSON")
+}
+
+func TestValidateOutput(t *testing.T) {
+	v := toolmodel.NewValidator()
+	tool := issueTool(t)
+	require.NoError(t, v.ValidateOutput(tool, "anything goes without an output schema"))
+	tool.OutputSchema = json.RawMessage(`{"type":"object","properties":{"number":{"type":"integer"}},"required":["number"]}`)
+	require.NoError(t, v.ValidateOutput(tool, map[string]any{"number": 7.0}))
+	err := v.ValidateOutput(tool, map[string]any{"number": "seven"})
+	require.ErrorIs(t, err, errors.ErrValidation)
+	assert.Contains(t, err.Error(), "validate_output")
+}
+
+func TestValidateDrafts(t *testing.T) {
+	v := toolmodel.NewValidator()
+	tests := []struct {
+		name     string
+		schema   string
+		instance any
+		wantErr  bool
+	}{
+		{"2020-12 prefixItems ok", `{"$schema":"https://json-schema.org/draft/2020-12/schema","prefixItems":[{"type":"string"}]}`, []any{"a", 1.0}, false},
+		{"2020-12 prefixItems bad", `{"$schema":"https://json-schema.org/draft/2020-12/schema","prefixItems":[{"type":"string"}]}`, []any{1.0}, true},
+		{"draft-07 items array ok", `{"$schema":"http://json-schema.org/draft-07/schema#","items":[{"type":"string"}]}`, []any{"a", 1.0}, false},
+		{"draft-07 items array bad", `{"$schema":"http://json-schema.org/draft-07/schema#","items":[{"type":"string"}]}`, []any{1.0}, true},
+		{"draft-07 definitions", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"n":{"type":"integer"}},"properties":{"x":{"$ref":"#/definitions/n"}}}`, map[string]any{"x": "s"}, true},
+		{"2020-12 $defs", `{"$defs":{"n":{"type":"integer"}},"properties":{"x":{"$ref":"#/$defs/n"}}}`, map[string]any{"x": 3.0}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := v.Validate(json.RawMessage(tt.schema), tt.instance)
+			if tt.wantErr {
+				assert.ErrorIs(t, err, errors.ErrValidation)
+			} else {
+				assert.NoError(t, err)
+			}
+		})
+	}
+}
+
+func TestExternalRefIsRefused(t *testing.T) {
+	v := toolmodel.NewValidator()
+	for _, ref := range []string{"https://example.com/schema.json", "http://169.254.169.254/latest", "file:///etc/passwd", "other.json"} {
+		err := v.Validate(json.RawMessage(fmt.Sprintf(`{"properties":{"x":{"$ref":%q}}}`, ref)), map[string]any{})
+		require.Error(t, err, ref)
+		assert.ErrorIs(t, err, errors.ErrInvalidArgument)
+		assert.Contains(t, err.Error(), "refused")
+	}
+}
+
+func TestBadSchemas(t *testing.T) {
+	v := toolmodel.NewValidator()
+	for _, schema := range []any{nil, json.RawMessage(`{"type":12}`), json.RawMessage(`[`), make(chan int)} {
+		err := v.Validate(schema, 1)
+		require.Error(t, err)
+		assert.ErrorIs(t, err, errors.ErrInvalidArgument, "%v", schema)
+	}
+	err := v.ValidateInput(&toolmodel.Tool{}, nil)
+	assert.ErrorIs(t, err, errors.ErrInvalidArgument)
+}
+
+func TestSchemasCompileOnce(t *testing.T) {
+	v := toolmodel.NewValidator()
+	tool := issueTool(t)
+	for range 5 {
+		require.NoError(t, v.ValidateInput(tool, validIssueArgs()))
+	}
+	assert.Equal(t, 1, v.Len())
+
+	// The same content in another form or another tool shares the entry.
+	same := *tool
+	same.InputSchema = append(json.RawMessage(nil), tool.InputSchema.(json.RawMessage)...)
+	require.NoError(t, v.ValidateInput(&same, validIssueArgs()))
+	assert.Equal(t, 1, v.Len())
+
+	// A map schema is keyed by its content.
+	m := map[string]any{"type": "object"}
+	require.NoError(t, v.Validate(m, map[string]any{}))
+	require.NoError(t, v.Validate(map[string]any{"type": "object"}, map[string]any{}))
+	assert.Equal(t, 2, v.Len())
+
+	// A *jsonschema.Schema is keyed by pointer.
+	s := &jsonschema.Schema{Type: "string"}
+	require.NoError(t, v.Validate(s, "x"))
+	require.NoError(t, v.Validate(s, "y"))
+	assert.Equal(t, 3, v.Len())
+}
+
+func TestCacheIsBounded(t *testing.T) {
+	v := toolmodel.NewValidator(toolmodel.WithCacheSize(2))
+	schema := func(n int) json.RawMessage { return json.RawMessage(fmt.Sprintf(`{"maximum":%d}`, n)) }
+	require.NoError(t, v.Validate(schema(1), 0))
+	require.NoError(t, v.Validate(schema(2), 0))
+	require.NoError(t, v.Validate(schema(1), 0)) // 1 is now more recent than 2
+	require.NoError(t, v.Validate(schema(3), 0)) // evicts 2
+	assert.Equal(t, 2, v.Len())
+	// Evicted or not, every schema still validates correctly.
+	for n := 1; n <= 3; n++ {
+		assert.ErrorIs(t, v.Validate(schema(n), n+1), errors.ErrValidation)
+		assert.NoError(t, v.Validate(schema(n), n))
+	}
+}
+
+func TestValidatorConcurrentUse(t *testing.T) {
+	v := toolmodel.NewValidator(toolmodel.WithCacheSize(8))
+	tool := issueTool(t)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				assert.NoError(t, v.ValidateInput(tool, validIssueArgs()))
+				schema := json.RawMessage(fmt.Sprintf(`{"maximum":%d}`, (g*50+i)%20))
+				assert.ErrorIs(t, v.Validate(schema, 100), errors.ErrValidation)
+			}
+		}()
+	}
+	wg.Wait()
+	assert.LessOrEqual(t, v.Len(), 8)
+}
+
+func TestReferenceLoopsAreRefused(t *testing.T) {
+	v := toolmodel.NewValidator()
+	loops := map[string]string{
+		"self":             `{"$ref":"#"}`,
+		"defs":             `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"allOf":[{"$ref":"#/$defs/a"}]}}}`,
+		"draft-07":         `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"anyOf":[{"$ref":"#/definitions/a"}]}},"$ref":"#/definitions/a"}`,
+		"anchor":           `{"$defs":{"a":{"$anchor":"node","not":{"$ref":"#node"}}},"$ref":"#node"}`,
+		"id":               `{"$id":"https://example.com/root","$defs":{"a":{"$id":"a.json","if":{"$ref":"a.json"}}},"$ref":"a.json"}`,
+		"escaped":          `{"$defs":{"a/b":{"$ref":"#/$defs/a~1b"}},"$ref":"#/$defs/a~1b"}`,
+		"dependentSchemas": `{"dependentSchemas":{"x":{"$ref":"#"}}}`,
+	}
+	for name, schema := range loops {
+		t.Run(name, func(t *testing.T) {
+			err := v.Validate(json.RawMessage(schema), map[string]any{"x": 1.0})
+			require.ErrorIs(t, err, errors.ErrInvalidArgument)
+			assert.Contains(t, err.Error(), "references loop")
+		})
+	}
+	// Recursion that descends into the instance is fine.
+	tree := `{"$defs":{"node":{"type":"object","properties":{"children":{"type":"array","items":{"$ref":"#/$defs/node"}}}}},"$ref":"#/$defs/node"}`
+	require.NoError(t, v.Validate(json.RawMessage(tree), map[string]any{"children": []any{map[string]any{"children": []any{}}}}))
+	assert.ErrorIs(t, v.Validate(json.RawMessage(tree), map[string]any{"children": []any{1.0}}), errors.ErrValidation)
+}

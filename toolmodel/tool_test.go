@@ -1,0 +1,176 @@
+package toolmodel_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseToolID(t *testing.T) {
+	tests := []struct {
+		id            string
+		wantNamespace string
+		wantName      string
+		wantErr       string
+	}{
+		{id: "create_issue", wantName: "create_issue"},
+		{id: "github:create_issue", wantNamespace: "github", wantName: "create_issue"},
+		{id: "a.b-c:x.y_z-1", wantNamespace: "a.b-c", wantName: "x.y_z-1"},
+		{id: "", wantErr: "name: empty"},
+		{id: ":x", wantErr: "namespace: empty"},
+		{id: "ns:", wantErr: "name: empty"},
+		{id: "a:b:c", wantErr: `name: byte ':' at offset 1`},
+		{id: "has space", wantErr: `byte ' ' at offset 3`},
+		{id: "ns:" + strings.Repeat("x", 129), wantErr: "129 bytes long, the limit is 128"},
+		{id: "é", wantErr: "only ASCII letters"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			ns, name, err := toolmodel.ParseToolID(tt.id)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				assert.ErrorIs(t, err, errors.ErrInvalidArgument)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantNamespace, ns)
+			assert.Equal(t, tt.wantName, name)
+			assert.Equal(t, tt.id, toolmodel.ToolID(ns, name))
+		})
+	}
+}
+
+const fullToolJSON = `{
+  "_meta": {"vendor.example/rank": 3},
+  "annotations": {"title": "Create issue", "readOnlyHint": false, "destructiveHint": true, "idempotentHint": false},
+  "description": "Create a new issue in a repository.",
+  "inputSchema": {"type": "object", "properties": {"title": {"type": "string", "maxLength": 12345678901234567890}}, "required": ["title"]},
+  "name": "create_issue",
+  "outputSchema": {"type": "object", "properties": {"number": {"type": "integer"}}},
+  "title": "Create an issue",
+  "icons": [{"src": "https://example.com/i.png", "mimeType": "image/png"}],
+  "namespace": "github",
+  "version": "1.2.0",
+  "tags": ["issues", "write"],
+  "metadata": {"owner": "platform", "cost": {"tokens": 12}}
+}`
+
+func TestToolJSONRoundTripIsLossless(t *testing.T) {
+	tool, err := toolmodel.DecodeTool([]byte(fullToolJSON))
+	require.NoError(t, err)
+	assert.Equal(t, "github:create_issue", tool.ID())
+	assert.Equal(t, "1.2.0", tool.Version)
+	assert.Equal(t, []string{"issues", "write"}, tool.Tags)
+	assert.Equal(t, "platform", tool.Metadata["owner"])
+	require.NotNil(t, tool.Annotations)
+	assert.Equal(t, "Create issue", tool.Annotations.Title)
+	assert.IsType(t, json.RawMessage{}, tool.InputSchema)
+
+	encoded, err := json.Marshal(tool)
+	require.NoError(t, err)
+	assert.JSONEq(t, fullToolJSON, string(encoded))
+	// The large integer keeps every digit: schemas are not decoded into float64.
+	assert.Contains(t, string(encoded), "12345678901234567890")
+
+	again, err := toolmodel.DecodeTool(encoded)
+	require.NoError(t, err)
+	assert.Equal(t, tool, again)
+}
+
+func TestPlainMCPJSONIsATool(t *testing.T) {
+	tool, err := toolmodel.DecodeTool([]byte(`{"name":"now","inputSchema":{"type":"object"}}`))
+	require.NoError(t, err)
+	assert.Equal(t, "now", tool.ID())
+	assert.Empty(t, tool.Namespace)
+
+	// And a tool written as plain MCP JSON drops only the extensions.
+	full, err := toolmodel.DecodeTool([]byte(fullToolJSON))
+	require.NoError(t, err)
+	plain, err := json.Marshal(full.MCP())
+	require.NoError(t, err)
+	var fields map[string]any
+	require.NoError(t, json.Unmarshal(plain, &fields))
+	assert.NotContains(t, fields, "namespace")
+	assert.NotContains(t, fields, "tags")
+	assert.Equal(t, "create_issue", fields["name"])
+	assert.Contains(t, fields, "annotations")
+}
+
+func TestDecodeToolErrors(t *testing.T) {
+	tests := []struct {
+		name, json, want string
+	}{
+		{"not json", `{`, "decode tool"},
+		{"wrong type", `{"name": 3}`, "decode tool"},
+		{"no schema", `{"name":"x"}`, "inputSchema: missing"},
+		{"null schema", `{"name":"x","inputSchema":null}`, "inputSchema: missing"},
+		{"schema not object", `{"name":"x","inputSchema":[1]}`, "inputSchema: not a JSON object"},
+		{"schema type", `{"name":"x","inputSchema":{"type":"string"}}`, `type is "string", MCP requires "object"`},
+		{"output schema", `{"name":"x","inputSchema":{},"outputSchema":"s"}`, "outputSchema: not a JSON object"},
+		{"bad name and ns", `{"name":"a b","namespace":"c:d","inputSchema":{}}`, "are allowed; namespace: byte ':' at offset 1"},
+		{"tags", `{"name":"x","inputSchema":{},"tags":["Two Words"]}`, `tags[0]: "Two Words" is not in normal form`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := toolmodel.DecodeTool([]byte(tt.json))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
+		})
+	}
+}
+
+func TestNormalizeTags(t *testing.T) {
+	assert.Equal(t, []string{"issue-tracker", "read-only", "write"},
+		toolmodel.NormalizeTags([]string{" Write", "read  only", "", "Issue Tracker", "write", "  "}))
+	assert.Nil(t, toolmodel.NormalizeTags([]string{" ", ""}))
+}
+
+func TestFromMCPAndEqual(t *testing.T) {
+	sdkTool := &mcp.Tool{
+		Name:        "read_file",
+		Description: "Read a file.",
+		InputSchema: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"path": map[string]any{"type": "string"}},
+		},
+	}
+	tool, err := toolmodel.FromMCP(sdkTool, "fs")
+	require.NoError(t, err)
+	assert.Equal(t, "fs:read_file", tool.ID())
+
+	// The result shares nothing with the SDK value.
+	sdkTool.InputSchema.(map[string]any)["type"] = "string"
+	require.NoError(t, tool.Validate())
+
+	// Equal compares schemas by content whatever their representation.
+	typed := tool
+	typed.InputSchema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"path": {Type: "string"}}}
+	assert.True(t, tool.Equal(typed))
+	typed.Description = "Read a whole file."
+	assert.False(t, tool.Equal(typed))
+
+	_, err = toolmodel.FromMCP(&mcp.Tool{Name: "bad name", InputSchema: map[string]any{}}, "")
+	assert.ErrorIs(t, err, errors.ErrInvalidArgument)
+}
+
+func TestCloneIsDeep(t *testing.T) {
+	tool, err := toolmodel.DecodeTool([]byte(fullToolJSON))
+	require.NoError(t, err)
+	c := tool.Clone()
+	require.True(t, c.Equal(tool))
+	c.Tags[0] = "changed"
+	c.Metadata["owner"] = "someone else"
+	c.InputSchema.(json.RawMessage)[0] = ' '
+	assert.Equal(t, "issues", tool.Tags[0])
+	assert.Equal(t, "platform", tool.Metadata["owner"])
+	assert.Equal(t, byte('{'), tool.InputSchema.(json.RawMessage)[0])
+}
