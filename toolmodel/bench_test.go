@@ -40,3 +40,14 @@ func BenchmarkDecodeTool(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkClone(b *testing.B) {
+	tool, err := toolmodel.DecodeTool([]byte(fullToolJSON))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = tool.Clone()
+	}
+}

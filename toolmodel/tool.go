@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -253,23 +252,75 @@ func (t *Tool) MCP() *mcp.Tool {
 	return &m
 }
 
-// Clone returns a deep copy of t: changing the copy, its tags, metadata or
-// schemas never changes t.
+// Clone returns a deep copy of t: changing the copy, its tags, metadata,
+// annotations or schemas never changes t. Schemas and metadata values that
+// are not plain JSON values (a *jsonschema.Schema, a struct) are copied
+// through their JSON form, so the copy holds them as JSON values. Clone is
+// cheap for tools decoded from JSON: their schemas are byte slices.
 func (t Tool) Clone() Tool {
-	raw, err := json.Marshal(t)
-	if err == nil {
-		var c Tool
-		if json.Unmarshal(raw, &c) == nil {
-			return c
+	c := t
+	c.Meta = cloneJSONMap(t.Meta)
+	c.Metadata = cloneJSONMap(t.Metadata)
+	c.Tags = slices.Clone(t.Tags)
+	c.InputSchema = cloneJSON(t.InputSchema)
+	c.OutputSchema = cloneJSON(t.OutputSchema)
+	if t.Annotations != nil {
+		a := *t.Annotations
+		a.DestructiveHint = cloneBool(a.DestructiveHint)
+		a.OpenWorldHint = cloneBool(a.OpenWorldHint)
+		c.Annotations = &a
+	}
+	if t.Icons != nil {
+		c.Icons = slices.Clone(t.Icons)
+		for i := range c.Icons {
+			c.Icons[i].Sizes = slices.Clone(c.Icons[i].Sizes)
 		}
 	}
-	// A tool that does not marshal (a schema value of an unsupported type)
-	// is copied field by field; its schemas are then shared.
-	c := t
-	c.Tags = slices.Clone(t.Tags)
-	c.Metadata = maps.Clone(t.Metadata)
-	c.Meta = maps.Clone(t.Meta)
 	return c
+}
+
+func cloneBool(b *bool) *bool {
+	if b == nil {
+		return nil
+	}
+	c := *b
+	return &c
+}
+
+// cloneJSONMap deep-copies a JSON object.
+func cloneJSONMap[M ~map[string]any](m M) M {
+	if m == nil {
+		return nil
+	}
+	c := make(M, len(m))
+	for k, v := range m {
+		c[k] = cloneJSON(v)
+	}
+	return c
+}
+
+// cloneJSON deep-copies a JSON value. Values of other types are copied
+// through their JSON form; a value that does not marshal is kept as is.
+func cloneJSON(v any) any {
+	switch x := v.(type) {
+	case nil, string, float64, bool, json.Number:
+		return x
+	case json.RawMessage:
+		return slices.Clone(x)
+	case map[string]any:
+		return cloneJSONMap(x)
+	case []any:
+		c := make([]any, len(x))
+		for i, e := range x {
+			c[i] = cloneJSON(e)
+		}
+		return c
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	return json.RawMessage(raw)
 }
 
 // Equal reports whether t and u have the same JSON form, comparing schemas

@@ -174,3 +174,24 @@ func TestCloneIsDeep(t *testing.T) {
 	assert.Equal(t, "platform", tool.Metadata["owner"])
 	assert.Equal(t, byte('{'), tool.InputSchema.(json.RawMessage)[0])
 }
+
+func TestCloneCopiesEveryRepresentation(t *testing.T) {
+	yes := true
+	tool := toolmodel.Tool{Tool: mcp.Tool{
+		Name:        "x",
+		InputSchema: map[string]any{"type": "object", "required": []any{"a"}},
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes},
+		Icons:       []mcp.Icon{{Source: "https://example.com/i.png", Sizes: []string{"48x48"}}},
+	}, Metadata: map[string]any{"typed": struct{ N int }{N: 1}}}
+	c := tool.Clone()
+	c.InputSchema.(map[string]any)["required"].([]any)[0] = "b"
+	*c.Annotations.DestructiveHint = false
+	c.Icons[0].Sizes[0] = "any"
+	assert.Equal(t, "a", tool.InputSchema.(map[string]any)["required"].([]any)[0])
+	assert.True(t, *tool.Annotations.DestructiveHint)
+	assert.Equal(t, "48x48", tool.Icons[0].Sizes[0])
+	assert.JSONEq(t, `{"N":1}`, string(c.Metadata["typed"].(json.RawMessage)))
+	assert.True(t, c.Equal(toolmodel.Tool{Tool: mcp.Tool{Name: "x", InputSchema: map[string]any{"type": "object", "required": []any{"b"}},
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(bool)}, Icons: []mcp.Icon{{Source: "https://example.com/i.png", Sizes: []string{"any"}}}},
+		Metadata: map[string]any{"typed": map[string]any{"N": 1.0}}}))
+}
