@@ -1,0 +1,143 @@
+package toolrun
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	"github.com/metatools-go/metatools/errors"
+)
+
+// DefaultPreviousKey is the argument under which a chain step receives the
+// previous step's result when it asks for it.
+const DefaultPreviousKey = "previous"
+
+// ChainStep is one call of a chain.
+type ChainStep struct {
+	// ToolID is the tool to run.
+	ToolID string `json:"toolId"`
+	// Args are the step's own arguments.
+	Args map[string]any `json:"args,omitempty"`
+	// UsePrevious injects the previous step's structured result into the
+	// arguments, under PreviousKey. It is an error on the first step.
+	UsePrevious bool `json:"usePrevious,omitempty"`
+	// PreviousKey is the argument that receives the previous result;
+	// empty means [DefaultPreviousKey].
+	PreviousKey string `json:"previousKey,omitempty"`
+	// Options apply to this step's call.
+	Options []CallOption `json:"-"`
+}
+
+// StepResult is the outcome of one chain step: Result when the tool ran
+// (possibly reporting a failure in Result.ToolError), Err when the call
+// could not run.
+type StepResult struct {
+	Step   int
+	ToolID string
+	Result *RunResult
+	Err    error
+}
+
+// failure returns the step's error or its tool's failure.
+func (s StepResult) failure() error {
+	if s.Err != nil {
+		return s.Err
+	}
+	return s.Result.Err()
+}
+
+// ChainProgress reports a chain's advance: a step starting (Result nil),
+// a step's progress notification (Progress set), or a step ending
+// (Result set).
+type ChainProgress struct {
+	Step     int
+	Steps    int
+	ToolID   string
+	Progress *Progress
+	Result   *StepResult
+}
+
+// ChainOption configures a chain.
+type ChainOption func(*chainConfig)
+
+type chainConfig struct {
+	continueOnError bool
+	onProgress      func(ChainProgress)
+}
+
+// ContinueOnError runs every step even after one fails. By default a
+// chain stops at the first step that fails, its tool's failure included.
+func ContinueOnError() ChainOption {
+	return func(c *chainConfig) { c.continueOnError = true }
+}
+
+// WithChainProgress receives the chain's progress.
+func WithChainProgress(fn func(ChainProgress)) ChainOption {
+	return func(c *chainConfig) { c.onProgress = fn }
+}
+
+// RunChain runs steps in order, passing data explicitly: a step that asks
+// for it receives the previous step's structured result as an argument.
+// It returns the results of the steps that ran and, when a step failed,
+// that step's error (or, with [ContinueOnError], all of them joined),
+// wrapped with its index and tool.
+func (r *Runner) RunChain(ctx context.Context, steps []ChainStep, opts ...ChainOption) ([]StepResult, error) {
+	var cfg chainConfig
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	results := make([]StepResult, 0, len(steps))
+	var errs []error
+	var previous *RunResult
+	for i, step := range steps {
+		if err := ctx.Err(); err != nil {
+			return results, errors.Join(append(errs, contextError(ctx))...)
+		}
+		report := func(p ChainProgress) {
+			if cfg.onProgress != nil {
+				p.Step, p.Steps, p.ToolID = i, len(steps), step.ToolID
+				cfg.onProgress(p)
+			}
+		}
+		report(ChainProgress{})
+		res := StepResult{Step: i, ToolID: step.ToolID}
+		args, err := stepArgs(step, i, previous)
+		if err == nil {
+			callOpts := step.Options
+			if cfg.onProgress != nil {
+				callOpts = append(callOpts[:len(callOpts):len(callOpts)], WithProgress(func(p Progress) { report(ChainProgress{Progress: &p}) }))
+			}
+			res.Result, err = r.Run(ctx, step.ToolID, args, callOpts...)
+		}
+		res.Err = err
+		results = append(results, res)
+		report(ChainProgress{Result: &res})
+		if failure := res.failure(); failure != nil {
+			errs = append(errs, fmt.Errorf("chain step %d (%s): %w", i, step.ToolID, failure))
+			if !cfg.continueOnError {
+				break
+			}
+		}
+		previous = res.Result
+	}
+	return results, errors.Join(errs...)
+}
+
+func stepArgs(step ChainStep, i int, previous *RunResult) (map[string]any, error) {
+	if !step.UsePrevious {
+		return step.Args, nil
+	}
+	if i == 0 || previous == nil {
+		return nil, errors.Errorf(errors.InvalidArgument, "step %d asks for the previous result, but there is none", i)
+	}
+	key := step.PreviousKey
+	if key == "" {
+		key = DefaultPreviousKey
+	}
+	args := maps.Clone(step.Args)
+	if args == nil {
+		args = map[string]any{}
+	}
+	args[key] = previous.Structured
+	return args, nil
+}

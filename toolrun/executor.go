@@ -1,0 +1,157 @@
+package toolrun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Executor runs tools on one kind of backend. It is the extension point for
+// new backends: implement it and register it in an [ExecutorRegistry] under
+// its [toolmodel.BackendKind].
+//
+// Execute runs call.Tool on call.Backend with call.Args, which the runner
+// has already authorized and validated. Implementations:
+//
+//   - are safe for concurrent use;
+//   - must not keep or modify the call after Execute returns;
+//   - return when ctx is done, with an error of code [errors.Timeout] for
+//     an expired deadline or [errors.Canceled] for a cancellation;
+//   - report a tool's own failure (an MCP result with isError, an HTTP API
+//     answering a well-formed error) as an Output with IsError set, not as
+//     a Go error;
+//   - report failures to reach or use the backend as *errors.Error values
+//     with the right code and Retryable (a refused connection is
+//     [errors.Unavailable] and retryable, a bad configuration is
+//     [errors.InvalidArgument]);
+//   - call call.OnProgress and call.OnChunk, when set, from any goroutine
+//     but never after Execute returns.
+//
+// An executor that holds resources (connections, sessions, processes)
+// also implements [io.Closer]; [ExecutorRegistry.Close] closes it.
+type Executor interface {
+	Execute(ctx context.Context, call *Call) (Output, error)
+}
+
+// ExecutorFunc adapts a function to the [Executor] interface.
+type ExecutorFunc func(ctx context.Context, call *Call) (Output, error)
+
+// Execute calls f(ctx, call).
+func (f ExecutorFunc) Execute(ctx context.Context, call *Call) (Output, error) { return f(ctx, call) }
+
+// Call is one execution of a tool on a backend, as an [Executor] sees it.
+// Pre-call hooks see it too, and may change Args and Metadata.
+type Call struct {
+	// Tool is the tool's definition.
+	Tool toolmodel.Tool
+	// Backend is the backend chosen to run it.
+	Backend toolmodel.ToolBackend
+	// Args are the call's arguments, a JSON object.
+	Args map[string]any
+	// Metadata is free data from the caller (see [WithMetadata]), for
+	// hooks, policies and executors.
+	Metadata map[string]string
+	// OnProgress, when set, receives the backend's progress notifications.
+	OnProgress func(Progress)
+	// OnChunk, when set, receives the partial results of a streaming call
+	// (the messages of a server-streaming gRPC method, for instance) as
+	// they arrive. When it is nil, an executor gathers them in its Output.
+	OnChunk func(any)
+}
+
+// ToolID returns the ID of the called tool.
+func (c *Call) ToolID() string { return c.Tool.ID() }
+
+// Progress reports how far a call has come. Progress increases with each
+// notification; Total is 0 when unknown.
+type Progress struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// Output is what an [Executor] returns for a call that reached its tool.
+type Output struct {
+	// Structured is the result as a JSON value (map[string]any, []any,
+	// string, float64, bool or nil), when the backend gives one.
+	Structured any
+	// Content is the result as MCP content, when the backend gives it.
+	Content []mcp.Content
+	// Raw is the MCP result as received, for MCP backends.
+	Raw *mcp.CallToolResult
+	// IsError reports that the tool ran and failed; Content or Structured
+	// say why.
+	IsError bool
+}
+
+// ExecutorRegistry maps backend kinds to executors. The zero value is
+// empty and ready to use; it is safe for concurrent use.
+type ExecutorRegistry struct {
+	mu        sync.RWMutex
+	executors map[toolmodel.BackendKind]Executor
+}
+
+// NewExecutorRegistry returns a registry holding the given executors.
+func NewExecutorRegistry(executors map[toolmodel.BackendKind]Executor) *ExecutorRegistry {
+	r := &ExecutorRegistry{}
+	for kind, e := range executors {
+		r.Register(kind, e)
+	}
+	return r
+}
+
+// Register makes e the executor of kind, replacing any earlier one.
+func (r *ExecutorRegistry) Register(kind toolmodel.BackendKind, e Executor) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.executors == nil {
+		r.executors = map[toolmodel.BackendKind]Executor{}
+	}
+	r.executors[kind] = e
+}
+
+// Executor returns the executor of kind. Without one, it returns an error
+// of code [errors.Unsupported].
+func (r *ExecutorRegistry) Executor(kind toolmodel.BackendKind) (Executor, error) {
+	r.mu.RLock()
+	e, ok := r.executors[kind]
+	r.mu.RUnlock()
+	if !ok {
+		return nil, errors.Errorf(errors.Unsupported, "no executor for backend kind %q", kind)
+	}
+	return e, nil
+}
+
+// Kinds returns the registered kinds, sorted.
+func (r *ExecutorRegistry) Kinds() []toolmodel.BackendKind {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	kinds := make([]toolmodel.BackendKind, 0, len(r.executors))
+	for k := range r.executors {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	return kinds
+}
+
+// Close closes every registered executor that implements [io.Closer] and
+// joins their errors.
+func (r *ExecutorRegistry) Close() error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var errs []error
+	for kind, e := range r.executors {
+		if c, ok := e.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close %s executor: %w", kind, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,137 @@
+package toolrun
+
+import (
+	"time"
+
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+// Option configures a [Runner].
+type Option func(*Runner)
+
+// WithIndex makes the runner resolve tools in idx. Without it, the runner
+// looks for an index in the call's context ([toolindex.IndexFrom]), then
+// asks its resolvers.
+func WithIndex(idx toolindex.Index) Option {
+	return func(r *Runner) { r.index = idx }
+}
+
+// WithResolver adds a resolver, asked in order after the index for tools
+// it does not know.
+func WithResolver(res Resolver) Option {
+	return func(r *Runner) { r.resolvers = append(r.resolvers, res) }
+}
+
+// WithSelector sets how a backend is chosen among a tool's backends; the
+// default is [toolindex.DefaultSelector].
+func WithSelector(s toolindex.BackendSelector) Option {
+	return func(r *Runner) { r.selector = s }
+}
+
+// WithValidator sets the schema validator; the default is a
+// [toolmodel.Validator] of the runner's own.
+func WithValidator(v toolmodel.SchemaValidator) Option {
+	return func(r *Runner) { r.validator = v }
+}
+
+// WithRetryPolicy sets the retry policy; the default is
+// [DefaultRetryPolicy]. Use [NoRetry] to never retry.
+func WithRetryPolicy(p RetryPolicy) Option {
+	return func(r *Runner) { r.retry = p }
+}
+
+// WithConcurrencyPolicy bounds how many calls run at once; by default
+// there is no bound.
+func WithConcurrencyPolicy(p ConcurrencyPolicy) Option {
+	return func(r *Runner) { r.concurrency = p }
+}
+
+// WithExtension adds an extension to the pipeline.
+func WithExtension(e Extension) Option {
+	return func(r *Runner) { r.extensions = append(r.extensions, e) }
+}
+
+// WithHook adds an execution hook to the pipeline.
+func WithHook(h ExecutionHook) Option { return WithExtension(hookExtension{hook: h}) }
+
+// WithPreCall adds a pre-call hook to the pipeline.
+func WithPreCall(h PreCallHook) Option { return WithExtension(preCallExtension{hook: h}) }
+
+// WithPostCall adds a post-call hook to the pipeline.
+func WithPostCall(h PostCallHook) Option { return WithExtension(postCallExtension{hook: h}) }
+
+// WithAuthorization adds an authorization policy; every policy must allow
+// a call.
+func WithAuthorization(p AuthorizationPolicy) Option {
+	return WithExtension(authExtension{policy: p})
+}
+
+// WithMasker adds an argument masker; maskers apply in turn.
+func WithMasker(m ArgumentMasker) Option { return WithExtension(maskExtension{masker: m}) }
+
+// WithEventPublisher adds an event publisher. There is none by default, and
+// then no event is built at all.
+func WithEventPublisher(p EventPublisher) Option {
+	return WithExtension(publishExtension{publisher: p})
+}
+
+// CallOption configures one call.
+type CallOption func(*callConfig)
+
+type callConfig struct {
+	hints          []toolindex.SelectHint
+	timeout        time.Duration
+	metadata       map[string]string
+	skipValidation bool
+	onProgress     func(Progress)
+	onChunk        func(any)
+}
+
+func newCallConfig(opts []CallOption) callConfig {
+	var c callConfig
+	for _, opt := range opts {
+		opt(&c)
+	}
+	return c
+}
+
+// PreferBackend asks for the backend of the given identity
+// ([toolmodel.ToolBackend.Identity]) when the tool has it.
+func PreferBackend(identity string) CallOption {
+	return func(c *callConfig) { c.hints = append(c.hints, toolindex.SelectHint{Backend: identity}) }
+}
+
+// PreferKind asks for a backend of the given kind when the tool has one.
+func PreferKind(kind toolmodel.BackendKind) CallOption {
+	return func(c *callConfig) { c.hints = append(c.hints, toolindex.SelectHint{Kind: kind}) }
+}
+
+// WithTimeout bounds the call, retries included. An expired call fails
+// with code timeout.
+func WithTimeout(d time.Duration) CallOption {
+	return func(c *callConfig) { c.timeout = d }
+}
+
+// WithMetadata passes data to hooks, policies and executors in
+// [Call.Metadata].
+func WithMetadata(md map[string]string) CallOption {
+	return func(c *callConfig) { c.metadata = md }
+}
+
+// SkipValidation skips the validation of the call's arguments and result,
+// for callers that have validated them already.
+func SkipValidation() CallOption {
+	return func(c *callConfig) { c.skipValidation = true }
+}
+
+// WithProgress receives the backend's progress notifications.
+func WithProgress(fn func(Progress)) CallOption {
+	return func(c *callConfig) { c.onProgress = fn }
+}
+
+// WithChunks receives the partial results of a streaming call as they
+// arrive; see [Call.OnChunk].
+func WithChunks(fn func(any)) CallOption {
+	return func(c *callConfig) { c.onChunk = fn }
+}

@@ -1,0 +1,447 @@
+package toolrun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Resolver finds a tool and its backends by ID, for tools that are not in
+// an index. It returns an error of code [errors.NotFound] for a tool it
+// does not know, so that the next resolver is asked.
+type Resolver interface {
+	Resolve(ctx context.Context, id string) (toolmodel.Tool, []toolmodel.ToolBackend, error)
+}
+
+// ResolverFunc adapts a function to the [Resolver] interface.
+type ResolverFunc func(ctx context.Context, id string) (toolmodel.Tool, []toolmodel.ToolBackend, error)
+
+// Resolve calls f(ctx, id).
+func (f ResolverFunc) Resolve(ctx context.Context, id string) (toolmodel.Tool, []toolmodel.ToolBackend, error) {
+	return f(ctx, id)
+}
+
+// The pipeline stages, as they appear in the Op of errors.
+const (
+	OpResolve        = "resolve"
+	OpSelectBackend  = "select_backend"
+	OpAuthorize      = "authorize"
+	OpBeforeExec     = "before_execution"
+	OpPreCall        = "pre_call"
+	OpValidateInput  = "validate_input"
+	OpExecute        = "execute"
+	OpValidateOutput = "validate_output"
+	OpPostCall       = "post_call"
+	OpAfterExec      = "after_execution"
+)
+
+// Runner runs tools by ID on whichever backend serves them.
+//
+// Each call goes through one pipeline: resolve the tool → select a backend
+// → authorize → before-execution hooks → pre-call hooks → validate the
+// input → execute on the backend's [Executor] (with the retry policy and
+// the call's timeout) → normalize the result → validate the output →
+// post-call hooks → after-execution hooks, with start and result events
+// published around the execution. A failure at any stage is an
+// *errors.Error whose Op names the stage, with the tool and backend
+// concerned.
+//
+// A Runner is safe for concurrent use. Its cost per call, beyond the
+// executor and the validation, is a lookup in the index and a copy of the
+// tool's definition; hooks and events cost nothing when there are none.
+type Runner struct {
+	executors   *ExecutorRegistry
+	index       toolindex.Index
+	resolvers   []Resolver
+	selector    toolindex.BackendSelector
+	validator   toolmodel.SchemaValidator
+	retry       RetryPolicy
+	concurrency ConcurrencyPolicy
+	extensions  []Extension
+	publishes   bool
+}
+
+// New returns a runner that executes calls with the executors of reg.
+func New(reg *ExecutorRegistry, opts ...Option) *Runner {
+	r := &Runner{
+		executors: reg,
+		selector:  toolindex.DefaultSelector{},
+		validator: toolmodel.NewValidator(),
+		retry:     DefaultRetryPolicy(),
+	}
+	for _, opt := range opts {
+		opt(r)
+	}
+	for _, e := range r.extensions {
+		r.publishes = r.publishes || mayPublish(e)
+	}
+	return r
+}
+
+// mayPublish reports whether e may want events: any extension but the
+// adapters of the single hooks that do not publish. Without one, the
+// runner builds no event at all.
+func mayPublish(e Extension) bool {
+	switch e.(type) {
+	case hookExtension, preCallExtension, postCallExtension, authExtension, maskExtension:
+		return false
+	}
+	return true
+}
+
+// RunResult is the outcome of a call that reached its tool.
+type RunResult struct {
+	// Tool is the definition of the tool that ran.
+	Tool toolmodel.Tool
+	// Backend is the backend that ran it.
+	Backend toolmodel.ToolBackend
+	// Structured is the result as a JSON value: the backend's structured
+	// result, else its text content parsed as JSON, else that text.
+	Structured any
+	// Content is the result as MCP content, when the backend gives it.
+	Content []mcp.Content
+	// Raw is the MCP result as received, for MCP backends.
+	Raw *mcp.CallToolResult
+	// ToolError is set when the tool ran and reported a failure; it has
+	// code [errors.Execution] and the tool's message. The run itself
+	// succeeded: Run returns a nil error.
+	ToolError *errors.Error
+	// Duration is the time the whole run took.
+	Duration time.Duration
+	// Attempts is the number of executions, retries included.
+	Attempts int
+}
+
+// Err returns the tool's failure as an error, or nil when the tool
+// succeeded.
+func (r *RunResult) Err() error {
+	if r == nil || r.ToolError == nil {
+		return nil
+	}
+	return r.ToolError
+}
+
+// Run runs a tool with the given arguments. It returns a result when the
+// tool ran, even if the tool reported a failure ([RunResult.ToolError]),
+// and an error when the call could not run or its result was refused.
+// Run does not modify args.
+func (r *Runner) Run(ctx context.Context, toolID string, args map[string]any, opts ...CallOption) (*RunResult, error) {
+	cfg := newCallConfig(opts)
+	return r.run(ctx, toolID, args, &cfg)
+}
+
+func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cfg *callConfig) (result *RunResult, err error) {
+	start := time.Now()
+	if cfg.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.timeout)
+		defer cancel()
+	}
+
+	tool, backends, err := r.resolve(ctx, toolID)
+	if err != nil {
+		return nil, stageError(err, OpResolve, toolID, "", errors.NotFound)
+	}
+	backend, err := r.selector.Select(ctx, &tool, backends, cfg.hints)
+	if err != nil {
+		return nil, stageError(err, OpSelectBackend, toolID, "", errors.NotFound)
+	}
+	call := &Call{
+		Tool:       tool,
+		Backend:    backend,
+		Args:       maps.Clone(args),
+		Metadata:   cfg.metadata,
+		OnProgress: cfg.onProgress,
+		OnChunk:    cfg.onChunk,
+	}
+	if call.Args == nil {
+		call.Args = map[string]any{}
+	}
+	identity := backend.Identity()
+	fail := func(err error, op string, code errors.Code) error {
+		return stageError(err, op, toolID, identity, code)
+	}
+
+	for _, e := range r.extensions {
+		if err := e.Authorize(ctx, call); err != nil {
+			return nil, fail(err, OpAuthorize, errors.PermissionDenied)
+		}
+	}
+	for _, e := range r.extensions {
+		if ctx, err = e.BeforeExecution(ctx, toolID, call.Args); err != nil {
+			return nil, fail(err, OpBeforeExec, errors.PermissionDenied)
+		}
+	}
+	// The result event goes out last, once the after-execution hooks have
+	// had their say; it is sent only for calls that were started.
+	var shownArgs string
+	started := false
+	if r.publishes {
+		defer func() {
+			if !started {
+				return
+			}
+			ev := Event{Kind: EventResult, ToolID: toolID, Backend: identity, Args: shownArgs, Metadata: call.Metadata,
+				Time: time.Now(), Duration: time.Since(start), Err: err}
+			if result != nil {
+				ev.Attempts, ev.ToolError = result.Attempts, result.ToolError != nil
+			}
+			r.publish(ctx, ev)
+		}()
+	}
+	// From here on, the after-execution hooks see every outcome.
+	if len(r.extensions) > 0 {
+		defer func() {
+			for _, e := range r.extensions {
+				if hookErr := e.AfterExecution(ctx, toolID, result, err); hookErr != nil {
+					err = errors.Join(err, fail(hookErr, OpAfterExec, errors.Internal))
+					result = nil
+				}
+			}
+		}()
+	}
+	for _, e := range r.extensions {
+		if err := e.PreCall(ctx, call); err != nil {
+			return nil, fail(err, OpPreCall, errors.InvalidArgument)
+		}
+	}
+	if !cfg.skipValidation {
+		if err := r.validator.ValidateInput(&call.Tool, call.Args); err != nil {
+			return nil, fail(err, OpValidateInput, errors.Validation)
+		}
+	}
+
+	if r.publishes {
+		shownArgs = r.maskedArgs(toolID, call.Args)
+		started = true
+		r.publish(ctx, Event{Kind: EventStart, ToolID: toolID, Backend: identity, Args: shownArgs, Metadata: call.Metadata, Time: time.Now()})
+	}
+
+	out, attempts, err := r.execute(ctx, call)
+	if err != nil {
+		return nil, fail(err, OpExecute, errors.Unavailable)
+	}
+	result = normalize(call, out)
+	result.Attempts = attempts
+	if result.ToolError == nil && !cfg.skipValidation && call.Tool.OutputSchema != nil && result.Structured != nil {
+		if err := r.validator.ValidateOutput(&call.Tool, result.Structured); err != nil {
+			return nil, fail(err, OpValidateOutput, errors.Validation)
+		}
+	}
+	for _, e := range r.extensions {
+		if err := e.PostCall(ctx, call, result); err != nil {
+			return nil, fail(err, OpPostCall, errors.Internal)
+		}
+	}
+	result.Duration = time.Since(start)
+	return result, nil
+}
+
+// resolve finds a tool in the runner's index, the context's index, then
+// the resolvers, in that order.
+func (r *Runner) resolve(ctx context.Context, id string) (toolmodel.Tool, []toolmodel.ToolBackend, error) {
+	if _, _, err := toolmodel.ParseToolID(id); err != nil {
+		return toolmodel.Tool{}, nil, err
+	}
+	var sources []Resolver
+	if r.index != nil {
+		sources = append(sources, ResolverFunc(r.index.GetAll))
+	}
+	if idx, ok := toolindex.IndexFrom(ctx); ok && idx != r.index {
+		sources = append(sources, ResolverFunc(idx.GetAll))
+	}
+	sources = append(sources, r.resolvers...)
+	for _, s := range sources {
+		tool, backends, err := s.Resolve(ctx, id)
+		if err == nil {
+			return tool, backends, nil
+		}
+		if errors.CodeOf(err) != errors.NotFound {
+			return toolmodel.Tool{}, nil, err
+		}
+	}
+	return toolmodel.Tool{}, nil, errors.Errorf(errors.NotFound, "no tool %q", id)
+}
+
+// execute runs the call on its executor, retrying as the policy says.
+func (r *Runner) execute(ctx context.Context, call *Call) (Output, int, error) {
+	executor, err := r.executors.Executor(call.Backend.Kind)
+	if err != nil {
+		return Output{}, 0, err
+	}
+	for attempt := 1; ; attempt++ {
+		out, err := r.executeOnce(ctx, executor, call)
+		if err == nil {
+			return out, attempt, nil
+		}
+		delay, again := r.retry.Backoff(attempt, err)
+		if !again || ctx.Err() != nil {
+			return Output{}, attempt, err
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			ctxErr := contextError(ctx)
+			ctxErr.Err = errors.Join(ctxErr.Err, fmt.Errorf("last attempt: %w", err))
+			return Output{}, attempt, ctxErr
+		}
+	}
+}
+
+func (r *Runner) executeOnce(ctx context.Context, executor Executor, call *Call) (Output, error) {
+	if r.concurrency != nil {
+		release, err := r.concurrency.Acquire(ctx, call)
+		if err != nil {
+			return Output{}, contextError(ctx)
+		}
+		defer release()
+	}
+	out, err := executor.Execute(ctx, call)
+	if err != nil && ctx.Err() != nil && errors.CodeOf(err) == errors.Internal {
+		// An executor that returned the bare context error, or wrapped it
+		// without a code: classify it by the context.
+		return Output{}, errors.Join(contextError(ctx), err)
+	}
+	return out, err
+}
+
+// contextError returns ctx's error classified as timeout or canceled.
+func contextError(ctx context.Context) *errors.Error {
+	err := ctx.Err()
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errors.E(errors.Timeout, err)
+	}
+	return &errors.Error{Code: errors.Canceled, Err: err}
+}
+
+// stageError returns err as an *errors.Error naming the stage, the tool and
+// the backend. An error that has a code keeps it, with its retryability and
+// metadata; any other gets code, or the code of the context's error.
+func stageError(err error, op, toolID, backend string, code errors.Code) *errors.Error {
+	out := &errors.Error{Op: op, ToolID: toolID, Backend: backend, Err: err}
+	var inner *errors.Error
+	switch {
+	case errors.As(err, &inner):
+		out.Code, out.Retryable, out.Meta = inner.Code, inner.Retryable, inner.Meta
+		if inner == err && inner.Err != nil {
+			// The stage replaces the inner error's own context, which
+			// would repeat it: keep its cause.
+			out.Err = inner.Err
+		}
+		if out.Backend == "" {
+			out.Backend = inner.Backend
+		}
+		return out
+	case errors.Is(err, context.DeadlineExceeded):
+		code = errors.Timeout
+	case errors.Is(err, context.Canceled):
+		code = errors.Canceled
+	}
+	out.Code, out.Retryable = code, code.Retryable()
+	return out
+}
+
+// normalize turns an executor's output into a result: the structured
+// result preferred, else JSON text parsed, else text; a tool failure
+// becomes the result's ToolError.
+func normalize(call *Call, out Output) *RunResult {
+	result := &RunResult{Tool: call.Tool, Backend: call.Backend, Content: out.Content, Raw: out.Raw, Structured: out.Structured}
+	if result.Structured == nil && out.Raw != nil && out.Raw.StructuredContent != nil {
+		result.Structured = jsonValue(out.Raw.StructuredContent)
+	}
+	text := contentText(out.Content)
+	if result.Structured == nil && text != "" {
+		var parsed any
+		if json.Unmarshal([]byte(text), &parsed) == nil {
+			result.Structured = parsed
+		} else {
+			result.Structured = text
+		}
+	}
+	if out.IsError {
+		msg := text
+		if msg == "" {
+			msg = renderArgs(result.Structured)
+		}
+		result.ToolError = &errors.Error{
+			Code: errors.Execution, Op: OpExecute, ToolID: call.ToolID(), Backend: call.Backend.Identity(),
+			Err: errors.New(msg),
+		}
+	}
+	return result
+}
+
+// jsonValue returns v as a decoded JSON value; values already in that form
+// are returned as they are.
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case nil, map[string]any, []any, string, float64, bool:
+		return x
+	case json.RawMessage:
+		var decoded any
+		if json.Unmarshal(x, &decoded) == nil {
+			return decoded
+		}
+		return string(x)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var decoded any
+	if json.Unmarshal(raw, &decoded) != nil {
+		return v
+	}
+	return decoded
+}
+
+// contentText joins the text of MCP text contents.
+func contentText(content []mcp.Content) string {
+	var parts []string
+	for _, c := range content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// OutputText returns the text an output carries: its text contents, or
+// else its structured result as JSON. It is what a person or a model reads
+// of a result.
+func OutputText(out Output) string {
+	if text := contentText(out.Content); text != "" {
+		return text
+	}
+	if out.Structured != nil {
+		return renderArgs(out.Structured)
+	}
+	if out.Raw != nil && out.Raw.StructuredContent != nil {
+		return renderArgs(out.Raw.StructuredContent)
+	}
+	return ""
+}
+
+func (r *Runner) maskedArgs(toolID string, args map[string]any) string {
+	var shown any = args
+	for _, e := range r.extensions {
+		shown = e.MaskArguments(toolID, shown)
+	}
+	return renderArgs(shown)
+}
+
+func (r *Runner) publish(ctx context.Context, ev Event) {
+	for _, e := range r.extensions {
+		e.Publish(ctx, ev)
+	}
+}

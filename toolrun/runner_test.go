@@ -1,0 +1,280 @@
+package toolrun_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunReturnsTheResult(t *testing.T) {
+	f := newFixture(t)
+	args := map[string]any{"text": "hi"}
+	res, err := f.runner().Run(context.Background(), "demo:echo", args)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"text": "hi"}, res.Structured)
+	assert.Equal(t, "demo:echo", res.Tool.ID())
+	assert.Equal(t, "local:demo:echo", res.Backend.Identity())
+	assert.Equal(t, 1, res.Attempts)
+	assert.Positive(t, res.Duration)
+	assert.NoError(t, res.Err())
+
+	res, err = f.runner().Run(context.Background(), "math:add", map[string]any{"a": 2, "b": 3.5})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"sum": 5.5}, res.Structured)
+}
+
+func TestRunFailuresNameTheirStage(t *testing.T) {
+	f := newFixture(t)
+	tests := []struct {
+		name    string
+		toolID  string
+		args    map[string]any
+		opts    []toolrun.CallOption
+		runner  []toolrun.Option
+		code    errors.Code
+		op      string
+		message string
+	}{
+		{name: "unknown tool", toolID: "demo:nope", code: errors.NotFound, op: toolrun.OpResolve, message: `no tool "demo:nope"`},
+		{name: "malformed id", toolID: "demo:a b", code: errors.InvalidArgument, op: toolrun.OpResolve},
+		{name: "invalid input", toolID: "math:add", args: map[string]any{"a": "two"}, code: errors.Validation, op: toolrun.OpValidateInput, message: "/a: type"},
+		{name: "invalid output", toolID: "demo:badout", code: errors.Validation, op: toolrun.OpValidateOutput, message: "/n: type"},
+		{name: "denied", toolID: "demo:echo", runner: []toolrun.Option{toolrun.WithAuthorization(toolrun.AllowDeny{Deny: []string{"demo:*"}})},
+			code: errors.PermissionDenied, op: toolrun.OpAuthorize, message: `denied by pattern "demo:*"`},
+		{name: "pre-call rejects", toolID: "demo:echo", runner: []toolrun.Option{toolrun.WithPreCall(toolrun.PreCallFunc(func(context.Context, *toolrun.Call) error {
+			return errors.Errorf(errors.Unauthenticated, "no session")
+		}))}, code: errors.Unauthenticated, op: toolrun.OpPreCall, message: "no session"},
+		{name: "post-call fails", toolID: "demo:echo", runner: []toolrun.Option{toolrun.WithPostCall(toolrun.PostCallFunc(func(context.Context, *toolrun.Call, *toolrun.RunResult) error {
+			return errors.New("redaction failed")
+		}))}, code: errors.Internal, op: toolrun.OpPostCall, message: "redaction failed"},
+		{name: "no executor", toolID: "demo:echo", opts: []toolrun.CallOption{toolrun.PreferKind(toolmodel.BackendHTTP)}, runner: []toolrun.Option{toolrun.WithSelector(
+			toolindex.BackendSelectorFunc(func(context.Context, *toolmodel.Tool, []toolmodel.ToolBackend, []toolindex.SelectHint) (toolmodel.ToolBackend, error) {
+				return toolmodel.ToolBackend{Kind: "queue", Config: map[string]string{"source": "q"}}, nil
+			}))}, code: errors.Unsupported, op: toolrun.OpExecute, message: `no executor for backend kind "queue"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := f.runner(tt.runner...).Run(context.Background(), tt.toolID, tt.args, tt.opts...)
+			require.Error(t, err)
+			assert.Nil(t, res)
+			var e *errors.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, tt.code, e.Code, "error: %v", err)
+			assert.Equal(t, tt.op, e.Op)
+			assert.Equal(t, tt.toolID, e.ToolID)
+			assert.Contains(t, err.Error(), tt.message)
+		})
+	}
+}
+
+func TestToolFailureIsAResult(t *testing.T) {
+	f := newFixture(t)
+	res, err := f.runner().Run(context.Background(), "demo:fail", nil)
+	require.NoError(t, err)
+	require.Error(t, res.Err())
+	assert.ErrorIs(t, res.Err(), errors.ErrExecution)
+	assert.Equal(t, "boom", res.Structured)
+	assert.Contains(t, res.Err().Error(), `tool "demo:fail"`)
+}
+
+func TestSkipValidation(t *testing.T) {
+	f := newFixture(t)
+	res, err := f.runner().Run(context.Background(), "demo:badout", nil, toolrun.SkipValidation())
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"n": "not a number"}, res.Structured)
+}
+
+func TestRunDoesNotModifyArgs(t *testing.T) {
+	f := newFixture(t)
+	args := map[string]any{"text": "hi"}
+	r := f.runner(toolrun.WithPreCall(toolrun.PreCallFunc(func(_ context.Context, c *toolrun.Call) error {
+		c.Args["injected"] = true
+		return nil
+	})))
+	res, err := r.Run(context.Background(), "demo:echo", args)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"text": "hi", "injected": true}, res.Structured)
+	assert.Equal(t, map[string]any{"text": "hi"}, args)
+}
+
+func TestResolutionOrder(t *testing.T) {
+	f := newFixture(t)
+	// No index on the runner: the context's index is used.
+	r := toolrun.New(f.registry)
+	_, err := r.Run(context.Background(), "demo:echo", nil)
+	require.ErrorIs(t, err, errors.ErrNotFound)
+	res, err := r.Run(toolindex.WithIndex(context.Background(), f.index), "demo:echo", nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{}, res.Structured)
+
+	// Resolvers come last, for tools no index knows.
+	extra, err := toolmodel.DecodeTool([]byte(`{"name":"extra","inputSchema":{"type":"object"}}`))
+	require.NoError(t, err)
+	f.local.Register("extra", func(context.Context, map[string]any) (any, error) { return "from resolver", nil })
+	r = f.runner(toolrun.WithResolver(toolrun.ResolverFunc(func(_ context.Context, id string) (toolmodel.Tool, []toolmodel.ToolBackend, error) {
+		if id != "extra" {
+			return toolmodel.Tool{}, nil, errors.Errorf(errors.NotFound, "unknown %s", id)
+		}
+		return extra, []toolmodel.ToolBackend{toolrun.LocalBackendFor("extra")}, nil
+	})))
+	res, err = r.Run(context.Background(), "extra", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "from resolver", res.Structured)
+	res, err = r.Run(context.Background(), "demo:echo", map[string]any{"text": "x"})
+	require.NoError(t, err, "the index answers before the resolver")
+	assert.Equal(t, map[string]any{"text": "x"}, res.Structured)
+}
+
+func TestBackendPreference(t *testing.T) {
+	f := newFixture(t)
+	tool, _, err := f.index.GetAll(context.Background(), "demo:echo")
+	require.NoError(t, err)
+	provider := toolrun.NewProviderExecutor()
+	provider.Register("crm", toolrun.ProviderFunc(func(_ context.Context, name string, _ *toolrun.Call) (toolrun.Output, error) {
+		return toolrun.Output{Structured: "provider ran " + name}, nil
+	}))
+	f.registry.Register(toolmodel.BackendProvider, provider)
+	require.NoError(t, f.index.Register(context.Background(), toolindex.Registration{Tool: tool,
+		Backend: toolmodel.ToolBackend{Kind: toolmodel.BackendProvider, Provider: &toolmodel.ProviderBackend{Provider: "crm", ToolName: "echo_v2"}}}))
+
+	res, err := f.runner().Run(context.Background(), "demo:echo", nil)
+	require.NoError(t, err)
+	assert.Equal(t, toolmodel.BackendLocal, res.Backend.Kind, "local comes first by default")
+
+	res, err = f.runner().Run(context.Background(), "demo:echo", nil, toolrun.PreferKind(toolmodel.BackendProvider))
+	require.NoError(t, err)
+	assert.Equal(t, "provider ran echo_v2", res.Structured)
+
+	res, err = f.runner().Run(context.Background(), "demo:echo", nil, toolrun.PreferBackend("provider:crm"))
+	require.NoError(t, err)
+	assert.Equal(t, "provider:crm", res.Backend.Identity())
+}
+
+func TestTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		start := time.Now()
+		_, err := f.runner().Run(context.Background(), "demo:block", nil, toolrun.WithTimeout(3*time.Second))
+		require.Error(t, err)
+		assert.Equal(t, errors.Timeout, errors.CodeOf(err), "error: %v", err)
+		assert.Equal(t, 3*time.Second, time.Since(start))
+	})
+}
+
+func TestRetryWithBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		f.flaky.Store(2)
+		policy := toolrun.ExponentialBackoff{MaxAttempts: 5, Initial: time.Second, Max: time.Minute, Multiplier: 3}
+		start := time.Now()
+		res, err := f.runner(toolrun.WithRetryPolicy(policy)).Run(context.Background(), "demo:flaky", nil)
+		require.NoError(t, err)
+		assert.Equal(t, 3, res.Attempts)
+		assert.Equal(t, 4*time.Second, time.Since(start), "1s then 3s of backoff")
+	})
+}
+
+func TestRetryGivesUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		f.flaky.Store(10)
+		_, err := f.runner().Run(context.Background(), "demo:flaky", nil)
+		require.ErrorIs(t, err, errors.ErrUnavailable)
+		assert.Equal(t, int32(7), f.flaky.Load(), "the default policy makes 3 attempts")
+	})
+}
+
+func TestRetryOnlyRetryableErrors(t *testing.T) {
+	f := newFixture(t)
+	calls := 0
+	f.local.Register("demo:flaky", func(context.Context, map[string]any) (any, error) {
+		calls++
+		return nil, errors.Errorf(errors.InvalidArgument, "bad request")
+	})
+	_, err := f.runner().Run(context.Background(), "demo:flaky", nil)
+	require.ErrorIs(t, err, errors.ErrInvalidArgument)
+	assert.Equal(t, 1, calls)
+}
+
+func TestRetryAfterIsHonoured(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		calls := 0
+		f.local.Register("demo:flaky", func(context.Context, map[string]any) (any, error) {
+			calls++
+			if calls == 1 {
+				return nil, toolrun.WithRetryAfter(errors.Errorf(errors.RateLimited, "slow down"), 7*time.Second)
+			}
+			return "ok", nil
+		})
+		start := time.Now()
+		res, err := f.runner().Run(context.Background(), "demo:flaky", nil)
+		require.NoError(t, err)
+		assert.Equal(t, "ok", res.Structured)
+		assert.Equal(t, 7*time.Second, time.Since(start))
+	})
+}
+
+func TestCancellationDuringBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		f.flaky.Store(10)
+		policy := toolrun.ExponentialBackoff{MaxAttempts: 5, Initial: time.Hour, Max: time.Hour}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		start := time.Now()
+		go func() {
+			_, err := f.runner(toolrun.WithRetryPolicy(policy)).Run(ctx, "demo:flaky", nil)
+			done <- err
+		}()
+		synctest.Wait() // the run is waiting out its first backoff
+		assert.Equal(t, int32(9), f.flaky.Load(), "one attempt made")
+		cancel()
+		err := <-done
+		require.Error(t, err)
+		assert.Equal(t, errors.Canceled, errors.CodeOf(err), "error: %v", err)
+		assert.Zero(t, time.Since(start), "the wait ended at once")
+	})
+}
+
+func TestAllowDeny(t *testing.T) {
+	tests := []struct {
+		policy toolrun.AllowDeny
+		id     string
+		allow  bool
+	}{
+		{toolrun.AllowDeny{}, "a:b", true},
+		{toolrun.AllowDeny{Allow: []string{"github:*"}}, "github:create_issue", true},
+		{toolrun.AllowDeny{Allow: []string{"github:*"}}, "gitlab:create_issue", false},
+		{toolrun.AllowDeny{Allow: []string{"github:*"}}, "github", false},
+		{toolrun.AllowDeny{Allow: []string{"*:read_*"}}, "fs:read_file", true},
+		{toolrun.AllowDeny{Allow: []string{"*:read_*"}}, "fs:write_file", false},
+		{toolrun.AllowDeny{Allow: []string{"now"}}, "now", true},
+		{toolrun.AllowDeny{Allow: []string{"*"}, Deny: []string{"github:delete_*"}}, "github:delete_repo", false},
+		{toolrun.AllowDeny{Deny: []string{"github:delete_*"}}, "github:create_issue", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			tool := toolmodel.Tool{}
+			ns, name, err := toolmodel.ParseToolID(tt.id)
+			require.NoError(t, err)
+			tool.Namespace, tool.Name = ns, name
+			err = tt.policy.Authorize(context.Background(), &toolrun.Call{Tool: tool})
+			if tt.allow {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorIs(t, err, errors.ErrPermissionDenied)
+			}
+		})
+	}
+	require.ErrorIs(t, toolrun.AllowDeny{Allow: []string{"a["}}.Validate(), errors.ErrInvalidArgument)
+	require.NoError(t, toolrun.AllowDeny{Allow: []string{"a:*"}, Deny: []string{"*:x?"}}.Validate())
+}
