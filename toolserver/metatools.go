@@ -1,0 +1,392 @@
+package toolserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/tooldocs"
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolrun"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The names of the meta-tools.
+const (
+	ToolSearch       = "search_tools"
+	ToolNamespaces   = "list_namespaces"
+	ToolDescribe     = "describe_tool"
+	ToolExamples     = "list_tool_examples"
+	ToolRun          = "run_tool"
+	ToolRunChain     = "run_chain"
+	maxSearchResults = 50
+)
+
+// MetaErrorKey is the _meta key of a tool error result that carries the
+// error's code, for clients that branch on it.
+const MetaErrorKey = "dev.metatools/error"
+
+type searchInput struct {
+	Query     string `json:"query" jsonschema:"what you need a tool for, in a few words (empty lists the catalogue)"`
+	Namespace string `json:"namespace,omitempty" jsonschema:"only tools of this namespace (see list_namespaces)"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"how many tools to return (default 5)"`
+	Cursor    string `json:"cursor,omitempty" jsonschema:"nextCursor of a previous answer, for more results"`
+}
+
+// toolSummary is what search_tools says of a tool: enough to choose, no
+// more.
+type toolSummary struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+}
+
+type searchOutput struct {
+	Tools      []toolSummary `json:"tools"`
+	NextCursor string        `json:"nextCursor,omitempty"`
+}
+
+type namespacesInput struct{}
+
+type namespacesOutput struct {
+	Namespaces []string `json:"namespaces"`
+}
+
+type describeInput struct {
+	ID    string `json:"id" jsonschema:"the tool's ID, as search_tools gives it"`
+	Level string `json:"level,omitempty" jsonschema:"summary, schema (default: parameters) or full (adds examples and notes)"`
+}
+
+type examplesInput struct {
+	ID    string `json:"id" jsonschema:"the tool's ID"`
+	Limit int    `json:"limit,omitempty" jsonschema:"most examples to return (default: all)"`
+}
+
+type examplesOutput struct {
+	Examples []tooldocs.Example `json:"examples"`
+}
+
+type runInput struct {
+	ID      string         `json:"id" jsonschema:"the tool's ID"`
+	Args    map[string]any `json:"args,omitempty" jsonschema:"the tool's arguments, following its input schema (see describe_tool)"`
+	Backend string         `json:"backend,omitempty" jsonschema:"preferred backend identity, such as mcp:github (optional)"`
+}
+
+type runOutput struct {
+	ID       string `json:"id"`
+	Backend  string `json:"backend"`
+	Result   any    `json:"result" jsonschema:"the tool's result"`
+	Attempts int    `json:"attempts"`
+	Millis   int64  `json:"durationMs"`
+}
+
+type chainStepInput struct {
+	ID          string         `json:"id" jsonschema:"the tool's ID"`
+	Args        map[string]any `json:"args,omitempty" jsonschema:"the step's own arguments"`
+	UsePrevious bool           `json:"usePrevious,omitempty" jsonschema:"pass the previous step's result as an argument"`
+	PreviousKey string         `json:"previousKey,omitempty" jsonschema:"the argument receiving the previous result (default previous)"`
+}
+
+type chainInput struct {
+	Steps           []chainStepInput `json:"steps" jsonschema:"the calls to make, in order"`
+	ContinueOnError bool             `json:"continueOnError,omitempty" jsonschema:"run every step even after one fails"`
+}
+
+type stepOutput struct {
+	Step   int        `json:"step"`
+	ID     string     `json:"id"`
+	Result any        `json:"result,omitempty"`
+	Error  *errorInfo `json:"error,omitempty"`
+}
+
+type chainOutput struct {
+	Steps []stepOutput `json:"steps"`
+}
+
+// errorInfo is an error as a client sees it.
+type errorInfo struct {
+	Code      errors.Code `json:"code"`
+	Message   string      `json:"message"`
+	Retryable bool        `json:"retryable,omitempty"`
+}
+
+func errorInfoOf(err error) *errorInfo {
+	return &errorInfo{Code: errors.CodeOf(err), Message: err.Error(), Retryable: errors.IsRetryable(err)}
+}
+
+func (s *Server) addMetaTools() {
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
+	addMetaTool[searchInput, searchOutput](s, &mcp.Tool{Name: ToolSearch, Title: "Search tools", Annotations: readOnly,
+		Description: "Find tools for a task. Returns tool IDs with one-line descriptions, best match first. " +
+			"Then read a tool's parameters with describe_tool and run it with run_tool."},
+		func(in, _ *jsonschema.Schema) {
+			in.Properties["limit"].Minimum = new(float64)
+			in.Properties["limit"].Maximum = jsonschema.Ptr(float64(maxSearchResults))
+		}, s.search)
+	addMetaTool[namespacesInput, namespacesOutput](s, &mcp.Tool{Name: ToolNamespaces, Title: "List namespaces", Annotations: readOnly,
+		Description: "List the namespaces of the catalogue (typically one per server or API), to narrow a search."},
+		nil, s.namespaces)
+	addMetaTool[describeInput, map[string]any](s, &mcp.Tool{Name: ToolDescribe, Title: "Describe a tool", Annotations: readOnly,
+		Description: "Read a tool's documentation: level summary (one line), schema (default: parameters and their types) " +
+			"or full (adds the full description, examples and notes)."},
+		func(in, out *jsonschema.Schema) {
+			levels := []any{"summary", "schema", "full"}
+			in.Properties["level"].Enum = levels
+			// The document is a tooldocs.Doc, whose schema digests nest
+			// recursively: the schema declares its identifying members.
+			out.Properties = map[string]*jsonschema.Schema{"id": {Type: "string"}, "level": {Enum: levels}}
+			out.Required = []string{"id", "level"}
+		}, s.describe)
+	addMetaTool[examplesInput, examplesOutput](s, &mcp.Tool{Name: ToolExamples, Title: "List tool examples", Annotations: readOnly,
+		Description: "List sample calls of a tool: names, descriptions and arguments."},
+		func(in, _ *jsonschema.Schema) { in.Properties["limit"].Minimum = new(float64) }, s.examples)
+	addMetaTool[runInput, runOutput](s, &mcp.Tool{Name: ToolRun, Title: "Run a tool",
+		Description: "Run a tool of the catalogue by ID with arguments that follow its input schema. " +
+			"Progress is reported when the request carries a progress token."},
+		nil, s.run)
+	addMetaTool[chainInput, chainOutput](s, &mcp.Tool{Name: ToolRunChain, Title: "Run tools in sequence",
+		Description: "Run several tools one after the other; a step with usePrevious receives the previous step's result " +
+			"as an argument. Stops at the first failure unless continueOnError is set."},
+		nil, s.runChain)
+}
+
+// addMetaTool registers a meta-tool whose input and output schemas are
+// derived from In and Out, then adjusted by adjust. Arguments that do not
+// satisfy the input schema get a JSON-RPC invalid-params error: a protocol
+// error, since the caller misused the meta-tool itself.
+func addMetaTool[In, Out any](s *Server, tool *mcp.Tool, adjust func(in, out *jsonschema.Schema),
+	handle func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, error)) {
+	// The types are this package's own: deriving their schemas cannot
+	// fail, as the tests that build every server show.
+	in, _ := jsonschema.For[In](nil)
+	out, _ := jsonschema.For[Out](nil)
+	// Results may carry any JSON: derived schemas forbid unknown members,
+	// which would reject a tool result's own members.
+	out.AdditionalProperties = nil
+	if adjust != nil {
+		adjust(in, out)
+	}
+	inRaw, _ := json.Marshal(in)
+	outRaw, _ := json.Marshal(out)
+	tool.InputSchema, tool.OutputSchema = json.RawMessage(inRaw), json.RawMessage(outRaw)
+
+	s.mcp.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := req.Params.Arguments
+		if len(args) == 0 || string(args) == "null" {
+			args = json.RawMessage(`{}`)
+		}
+		if err := s.validator.Validate(json.RawMessage(inRaw), args); err != nil {
+			return nil, invalidParams(tool.Name, err)
+		}
+		var input In
+		if err := json.Unmarshal(args, &input); err != nil {
+			return nil, invalidParams(tool.Name, err)
+		}
+		return handle(ctx, req, input)
+	})
+}
+
+func invalidParams(tool string, err error) error {
+	var e *errors.Error
+	msg := err.Error()
+	if errors.As(err, &e) && e.Err != nil {
+		msg = e.Err.Error()
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid arguments for %s: %s", tool, msg)}
+}
+
+// result returns a successful result: out as structured content, and text
+// for clients that show only text.
+func result(out any, text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{StructuredContent: out, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// toolError returns a tool error result: the failure is for the model to
+// read and act on, not a protocol error. Its code is in the text and in
+// the result's _meta.
+func toolError(err error) *mcp.CallToolResult {
+	info := errorInfoOf(err)
+	return &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("[%s] %s", info.Code, info.Message)}},
+		Meta:    mcp.Meta{MetaErrorKey: info},
+	}
+}
+
+func compactJSON(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(raw)
+}
+
+func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, error) {
+	limit := in.Limit
+	if limit == 0 {
+		limit = s.searchLimit
+	}
+	var page toolindex.Page
+	var err error
+	if strings.TrimSpace(in.Query) == "" {
+		page, err = s.index.List(ctx, toolindex.ListRequest{Namespace: in.Namespace, Cursor: in.Cursor, Limit: limit})
+	} else {
+		page, err = s.index.Search(ctx, toolindex.SearchRequest{Query: in.Query, Namespace: in.Namespace, Cursor: in.Cursor, Limit: limit})
+	}
+	if err != nil {
+		return toolError(err), nil
+	}
+	out := searchOutput{Tools: make([]toolSummary, len(page.Items)), NextCursor: page.NextCursor}
+	var text strings.Builder
+	for i, item := range page.Items {
+		out.Tools[i] = toolSummary{ID: item.ID, Title: item.Title, Description: item.Description, Tags: item.Tags}
+		fmt.Fprintf(&text, "%s — %s\n", item.ID, item.Description)
+	}
+	if len(page.Items) == 0 {
+		text.WriteString("No tool matches. Try other words, or list_namespaces.\n")
+	}
+	if page.NextCursor != "" {
+		fmt.Fprintf(&text, "More: cursor %q\n", page.NextCursor)
+	}
+	return result(out, text.String()), nil
+}
+
+func (s *Server) namespaces(ctx context.Context, _ *mcp.CallToolRequest, _ namespacesInput) (*mcp.CallToolResult, error) {
+	names, err := s.index.Namespaces(ctx)
+	if err != nil {
+		return toolError(err), nil
+	}
+	if names == nil {
+		names = []string{}
+	}
+	return result(namespacesOutput{Namespaces: names}, strings.Join(names, "\n")), nil
+}
+
+func (s *Server) describe(ctx context.Context, _ *mcp.CallToolRequest, in describeInput) (*mcp.CallToolResult, error) {
+	level := tooldocs.LevelSchema
+	if in.Level != "" {
+		var err error
+		if level, err = tooldocs.ParseDetailLevel(in.Level); err != nil {
+			return nil, invalidParams(ToolDescribe, err)
+		}
+	}
+	doc, err := s.docs.Describe(ctx, in.ID, level)
+	if err != nil {
+		return toolError(err), nil
+	}
+	return result(doc, doc.Markdown()), nil
+}
+
+func (s *Server) examples(ctx context.Context, _ *mcp.CallToolRequest, in examplesInput) (*mcp.CallToolResult, error) {
+	examples, err := s.docs.Examples(ctx, in.ID, in.Limit)
+	if err != nil {
+		return toolError(err), nil
+	}
+	if examples == nil {
+		examples = []tooldocs.Example{}
+	}
+	return result(examplesOutput{Examples: examples}, compactJSON(examples)), nil
+}
+
+func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, in runInput) (*mcp.CallToolResult, error) {
+	res, failure := s.runCatalogueTool(ctx, req, in.ID, in.Args, in.Backend)
+	if failure != nil {
+		return failure, nil
+	}
+	out := runOutput{
+		ID: in.ID, Backend: res.Backend.Identity(), Result: res.Structured,
+		Attempts: res.Attempts, Millis: res.Duration.Milliseconds(),
+	}
+	return withContent(result(out, resultText(res)), res), nil
+}
+
+// runCatalogueTool runs a catalogue tool, forwarding progress to the
+// client when it asked for it. When the run fails or the tool reports a
+// failure, it returns the tool error result to send instead.
+func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest, id string, args map[string]any, backend string) (*toolrun.RunResult, *mcp.CallToolResult) {
+	var opts []toolrun.CallOption
+	if backend != "" {
+		opts = append(opts, toolrun.PreferBackend(backend))
+	}
+	if tok := req.Params.GetProgressToken(); tok != nil {
+		opts = append(opts, toolrun.WithProgress(func(p toolrun.Progress) {
+			err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+				ProgressToken: tok, Progress: p.Progress, Total: p.Total, Message: p.Message,
+			})
+			if err != nil {
+				s.logger.Debug("progress not forwarded", "tool", id, "error", err)
+			}
+		}))
+	}
+	res, err := s.runner.Run(ctx, id, args, opts...)
+	if err != nil {
+		return nil, toolError(err)
+	}
+	if res.ToolError != nil {
+		return nil, withContent(toolError(res.ToolError), res)
+	}
+	return res, nil
+}
+
+// resultText is the text form of a result: a string as it is, anything
+// else as compact JSON.
+func resultText(res *toolrun.RunResult) string {
+	if text, ok := res.Structured.(string); ok {
+		return text
+	}
+	return compactJSON(res.Structured)
+}
+
+// withContent appends to out the contents of res that are not text
+// (images, audio, resources), which pass on as they are.
+func withContent(out *mcp.CallToolResult, res *toolrun.RunResult) *mcp.CallToolResult {
+	out.Content = append(out.Content, nonText(res.Content)...)
+	return out
+}
+
+// nonText returns the contents that are not text (images, audio,
+// resources), which a result passes on as they are.
+func nonText(content []mcp.Content) []mcp.Content {
+	var out []mcp.Content
+	for _, c := range content {
+		if _, isText := c.(*mcp.TextContent); !isText {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (s *Server) runChain(ctx context.Context, _ *mcp.CallToolRequest, in chainInput) (*mcp.CallToolResult, error) {
+	steps := make([]toolrun.ChainStep, len(in.Steps))
+	for i, st := range in.Steps {
+		steps[i] = toolrun.ChainStep{ToolID: st.ID, Args: st.Args, UsePrevious: st.UsePrevious, PreviousKey: st.PreviousKey}
+	}
+	var opts []toolrun.ChainOption
+	if in.ContinueOnError {
+		opts = append(opts, toolrun.ContinueOnError())
+	}
+	results, err := s.runner.RunChain(ctx, steps, opts...)
+	out := chainOutput{Steps: make([]stepOutput, len(results))}
+	for i, r := range results {
+		out.Steps[i] = stepOutput{Step: r.Step, ID: r.ToolID}
+		switch {
+		case r.Err != nil:
+			out.Steps[i].Error = errorInfoOf(r.Err)
+		case r.Result.ToolError != nil:
+			out.Steps[i].Error = errorInfoOf(r.Result.ToolError)
+		default:
+			out.Steps[i].Result = r.Result.Structured
+		}
+	}
+	res := result(out, compactJSON(out))
+	if err != nil {
+		res.IsError = true
+		res.Meta = mcp.Meta{MetaErrorKey: errorInfoOf(err)}
+	}
+	return res, nil
+}

@@ -1,0 +1,96 @@
+package toolserver
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolrun"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// passthroughName is the MCP name under which a catalogue tool is exposed
+// directly: MCP names cannot hold ':', so "ns:name" becomes "ns.name".
+func passthroughName(id string) string { return strings.Replace(id, ":", ".", 1) }
+
+// exposePassthrough exposes every catalogue tool that matches the
+// passthrough patterns; later changes arrive through passthroughChanged.
+func (s *Server) exposePassthrough(ctx context.Context) {
+	req := toolindex.ListRequest{Limit: toolindex.MaxPageSize}
+	for {
+		page, err := s.index.List(ctx, req)
+		if err != nil {
+			s.logger.Error("passthrough: list the catalogue", "error", err)
+			return
+		}
+		for _, item := range page.Items {
+			s.expose(ctx, item.ID)
+		}
+		if page.NextCursor == "" {
+			return
+		}
+		req.Cursor = page.NextCursor
+	}
+}
+
+// passthroughChanged follows one catalogue change. The go-sdk notifies
+// clients of each tool added or removed.
+func (s *Server) passthroughChanged(ctx context.Context, ev toolindex.ChangeEvent) {
+	switch ev.Kind {
+	case toolindex.ToolRegistered, toolindex.ToolUpdated:
+		s.expose(ctx, ev.ToolID)
+	case toolindex.ToolRemoved:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		name := passthroughName(ev.ToolID)
+		if s.exposed[name] == ev.ToolID {
+			delete(s.exposed, name)
+			s.mcp.RemoveTools(name)
+		}
+	}
+}
+
+// expose adds or updates the passthrough tool of a catalogue tool, when
+// its ID matches the patterns and its MCP name is free.
+func (s *Server) expose(ctx context.Context, id string) {
+	call := &toolrun.Call{}
+	var err error
+	if call.Tool, _, err = s.index.Get(ctx, id); err != nil {
+		return // removed meanwhile: its removal event follows
+	}
+	if (toolrun.AllowDeny{Allow: s.passthrough}).Authorize(ctx, call) != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name := passthroughName(id)
+	if owner, taken := s.exposed[name]; taken && owner != id {
+		s.logger.Warn("passthrough: name taken, tool not exposed", "name", name, "tool", id, "by", owner)
+		return
+	}
+	exposed := call.Tool.MCP()
+	exposed.Name = name
+	s.mcp.AddTool(exposed, s.passthroughHandler(id))
+	s.exposed[name] = id
+}
+
+func (s *Server) passthroughHandler(id string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args map[string]any
+		if len(req.Params.Arguments) > 0 {
+			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+				return nil, invalidParams(req.Params.Name, err)
+			}
+		}
+		res, failure := s.runCatalogueTool(ctx, req, id, args, "")
+		if failure != nil {
+			return failure, nil
+		}
+		out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: resultText(res)}}}
+		if res.Tool.OutputSchema != nil {
+			out.StructuredContent = res.Structured
+		}
+		return withContent(out, res), nil
+	}
+}

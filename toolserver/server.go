@@ -1,0 +1,178 @@
+package toolserver
+
+import (
+	"context"
+	"crypto/subtle"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/metatools-go/metatools/tooldocs"
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Server is an MCP server that puts a whole tool catalogue behind a few
+// meta-tools: search_tools, list_namespaces, describe_tool,
+// list_tool_examples, run_tool and run_chain. An agent's context then holds
+// six tool definitions instead of hundreds, and the agent reads only the
+// documentation of the tools it is about to use.
+//
+// The catalogue lives in a toolindex.Index; changes to it show at once in
+// search results, and are logged. Optionally ([WithPassthrough]) the
+// catalogue's tools are also exposed directly, under MCP names, for clients
+// that want classic tool lists.
+//
+// A Server is safe for concurrent use by any number of sessions.
+type Server struct {
+	index  toolindex.Index
+	docs   tooldocs.Describer
+	runner *toolrun.Runner
+	logger *slog.Logger
+
+	impl         *mcp.Implementation
+	instructions string
+	passthrough  []string
+	searchLimit  int
+
+	validator *toolmodel.Validator
+	mcp       *mcp.Server
+
+	mu          sync.Mutex
+	exposed     map[string]string // passthrough MCP name -> tool ID
+	unsubscribe func()
+}
+
+// Option configures a [Server].
+type Option func(*Server)
+
+// WithImplementation sets the name and version the server reports to
+// clients; the default is "metatools" and "dev".
+func WithImplementation(name, version string) Option {
+	return func(s *Server) { s.impl = &mcp.Implementation{Name: name, Version: version} }
+}
+
+// WithLogger sets the logger for catalogue changes and errors; the default
+// is [slog.Default].
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Server) { s.logger = l }
+}
+
+// WithInstructions replaces the instructions the server gives clients on
+// initialization, which tell a model how to use the meta-tools.
+func WithInstructions(text string) Option {
+	return func(s *Server) { s.instructions = text }
+}
+
+// WithPassthrough also exposes the catalogue's tools whose IDs match the
+// given patterns (as in toolrun.AllowDeny: "ns:name", "ns:*", globs)
+// directly as MCP tools. A tool "ns:name" is exposed as "ns.name"; calls
+// go through the same runner as run_tool. The exposed list follows
+// catalogue changes, and clients are notified of them.
+func WithPassthrough(patterns ...string) Option {
+	return func(s *Server) { s.passthrough = append(s.passthrough, patterns...) }
+}
+
+// WithSearchLimit sets the default number of results of search_tools; the
+// default is 5.
+func WithSearchLimit(n int) Option {
+	return func(s *Server) { s.searchLimit = max(n, 1) }
+}
+
+// DefaultInstructions tell a model how to use the meta-tools.
+const DefaultInstructions = `This server gives access to a large catalogue of tools through a few meta-tools.
+1. search_tools: find tools for a task with a short natural-language query.
+2. describe_tool: read a tool's documentation; level "schema" gives its parameters, "full" adds examples and notes.
+3. run_tool: run a tool by ID with arguments that follow its input schema.
+run_chain runs several tools in sequence, passing each result to the next; list_namespaces and list_tool_examples help to browse.`
+
+// New returns a server over a catalogue: tools in idx, their documentation
+// in docs, executed by runner. The runner should resolve tools in idx.
+func New(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, opts ...Option) *Server {
+	s := &Server{
+		index:        idx,
+		docs:         docs,
+		runner:       runner,
+		logger:       slog.Default(),
+		impl:         &mcp.Implementation{Name: "metatools", Version: "dev"},
+		instructions: DefaultInstructions,
+		searchLimit:  5,
+		validator:    toolmodel.NewValidator(),
+		exposed:      map[string]string{},
+	}
+	for _, opt := range opts {
+		opt(s)
+	}
+	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{Instructions: s.instructions, Logger: s.logger})
+	s.addMetaTools()
+	s.unsubscribe = idx.OnChange(s.catalogueChanged)
+	if len(s.passthrough) > 0 {
+		s.exposePassthrough(context.Background())
+	}
+	return s
+}
+
+// MCPServer returns the underlying go-sdk server, to connect it to any
+// transport.
+func (s *Server) MCPServer() *mcp.Server { return s.mcp }
+
+// ServeStdio serves one client over standard input and output until the
+// client disconnects or ctx is done.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	return s.mcp.Run(ctx, &mcp.StdioTransport{})
+}
+
+// Close stops following catalogue changes. It does not close the index,
+// the runner or open sessions.
+func (s *Server) Close() {
+	s.unsubscribe()
+}
+
+// HTTPOptions configure the streamable HTTP handler.
+type HTTPOptions struct {
+	// BearerTokens, when not empty, are the tokens a client must present in
+	// an "Authorization: Bearer" header; other requests get 401.
+	BearerTokens []string
+	// Stateless serves every request without a session, so that requests
+	// of one client may reach any of several replicas behind a load
+	// balancer. Server-to-client requests and notifications other than a
+	// call's own progress are then unavailable.
+	Stateless bool
+}
+
+// HTTPHandler returns a streamable HTTP handler serving the MCP endpoint;
+// mount it at "/mcp".
+func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{Stateless: opts.Stateless, Logger: s.logger})
+	if len(opts.BearerTokens) > 0 {
+		h = auth.RequireBearerToken(staticTokens(opts.BearerTokens), &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	}
+	return h
+}
+
+// staticTokens verifies bearer tokens against a fixed list, in constant
+// time for each.
+func staticTokens(tokens []string) auth.TokenVerifier {
+	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		match := 0
+		for _, t := range tokens {
+			match |= subtle.ConstantTimeCompare([]byte(t), []byte(token))
+		}
+		if match == 0 {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{}, nil
+	}
+}
+
+// catalogueChanged logs a change and keeps passthrough tools in line.
+func (s *Server) catalogueChanged(ev toolindex.ChangeEvent) {
+	s.logger.Info("catalogue changed", "kind", ev.Kind, "tool", ev.ToolID, "backend", ev.Backend, "version", ev.Version)
+	if len(s.passthrough) > 0 {
+		s.passthroughChanged(context.Background(), ev)
+	}
+}

@@ -1,0 +1,432 @@
+package toolserver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/tooldocs"
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolserver"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// catalogue is a small catalogue behind a toolserver.Server.
+type catalogue struct {
+	index  *toolindex.MemoryIndex
+	docs   *tooldocs.Store
+	local  *toolrun.LocalExecutor
+	runner *toolrun.Runner
+	logs   *syncBuffer
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func newCatalogue(t *testing.T) *catalogue {
+	t.Helper()
+	c := &catalogue{index: toolindex.New(), local: toolrun.NewLocalExecutor(), logs: &syncBuffer{}}
+	c.docs = tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(c.index)))
+	provider := toolrun.NewProviderExecutor()
+	provider.Register("jobs", toolrun.ProviderFunc(func(_ context.Context, _ string, call *toolrun.Call) (toolrun.Output, error) {
+		for i := 1; i <= 3; i++ {
+			if call.OnProgress != nil {
+				call.OnProgress(toolrun.Progress{Progress: float64(i), Total: 3, Message: "step"})
+			}
+		}
+		return toolrun.Output{Structured: map[string]any{"done": true}}, nil
+	}))
+	c.runner = toolrun.New(toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{
+		toolmodel.BackendLocal: c.local, toolmodel.BackendProvider: provider,
+	}), toolrun.WithIndex(c.index))
+
+	c.add(t, `{"name":"create_issue","namespace":"github","title":"Create an issue",
+		"description":"Create a new issue in a GitHub repository. Needs a title.",
+		"inputSchema":{"type":"object","properties":{"title":{"type":"string","description":"issue title"},"body":{"type":"string"}},"required":["title"]},
+		"tags":["issues"]}`, func(_ context.Context, args map[string]any) (any, error) {
+		return map[string]any{"number": 7.0, "title": args["title"]}, nil
+	})
+	c.add(t, `{"name":"search_code","namespace":"github","description":"Search code in repositories.",
+		"inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}`, func(_ context.Context, args map[string]any) (any, error) {
+		return []any{"main.go"}, nil
+	})
+	c.add(t, `{"name":"read_file","namespace":"fs","description":"Read a file from disk.",
+		"inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}`,
+		func(context.Context, map[string]any) (any, error) { return nil, errors.New("permission denied by the OS") })
+	c.add(t, `{"name":"upper","namespace":"text","description":"Upper-case a text.",
+		"inputSchema":{"type":"object","properties":{"text":{"type":"string"},"previous":{}}}}`,
+		func(_ context.Context, args map[string]any) (any, error) {
+			if prev, ok := args["previous"].(map[string]any); ok {
+				return "ISSUE " + prev["title"].(string), nil
+			}
+			return args["text"], nil
+		})
+	long, err := toolmodel.DecodeTool([]byte(`{"name":"long_job","namespace":"jobs","description":"A job that reports progress.","inputSchema":{"type":"object"}}`))
+	require.NoError(t, err)
+	require.NoError(t, c.index.Register(context.Background(), toolindex.Registration{Tool: long,
+		Backend: toolmodel.ToolBackend{Kind: toolmodel.BackendProvider, Provider: &toolmodel.ProviderBackend{Provider: "jobs"}}}))
+	require.NoError(t, c.docs.Register(context.Background(), tooldocs.Entry{ToolID: "github:create_issue",
+		Examples: []tooldocs.Example{{Name: "bug", Description: "File a bug.", Args: map[string]any{"title": "Crash on start"}}},
+		Notes:    []string{"Rate limited to 30 calls a minute."}}))
+	return c
+}
+
+func (c *catalogue) add(t *testing.T, toolJSON string, fn toolrun.LocalFunc) {
+	t.Helper()
+	tool, err := toolmodel.DecodeTool([]byte(toolJSON))
+	require.NoError(t, err)
+	c.local.Register(tool.ID(), fn)
+	require.NoError(t, c.index.Register(context.Background(), toolindex.Registration{Tool: tool, Backend: toolrun.LocalBackendFor(tool.ID())}))
+}
+
+func (c *catalogue) server(opts ...toolserver.Option) *toolserver.Server {
+	logger := slog.New(slog.NewTextHandler(c.logs, nil))
+	return toolserver.New(c.index, c.docs, c.runner, append([]toolserver.Option{toolserver.WithLogger(logger)}, opts...)...)
+}
+
+// connect returns a client session to s over an in-memory transport.
+func connect(t *testing.T, s *toolserver.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := s.MCPServer().Connect(ctx, st, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, ct, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	require.NoError(t, err)
+	return res
+}
+
+func structured(t *testing.T, res *mcp.CallToolResult, into any) {
+	t.Helper()
+	raw, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, into))
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b bytes.Buffer
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestMetaToolsAreListed(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(), nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		assert.NotEmpty(t, tool.Description, tool.Name)
+		assert.NotNil(t, tool.InputSchema, tool.Name)
+		assert.NotNil(t, tool.OutputSchema, tool.Name)
+	}
+	assert.ElementsMatch(t, []string{"search_tools", "list_namespaces", "describe_tool", "list_tool_examples", "run_tool", "run_chain"}, names)
+	assert.Equal(t, toolserver.DefaultInstructions, cs.InitializeResult().Instructions)
+}
+
+func TestSearchTools(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(), nil)
+	res := call(t, cs, "search_tools", map[string]any{"query": "open an issue on github"})
+	require.False(t, res.IsError, text(res))
+	var out struct {
+		Tools []struct {
+			ID, Title, Description string
+		}
+		NextCursor string
+	}
+	structured(t, res, &out)
+	require.NotEmpty(t, out.Tools)
+	assert.Equal(t, "github:create_issue", out.Tools[0].ID)
+	assert.Equal(t, "Create an issue", out.Tools[0].Title)
+	assert.Contains(t, text(res), "github:create_issue — Create a new issue")
+
+	// An empty query lists the catalogue, page by page.
+	res = call(t, cs, "search_tools", map[string]any{"query": "", "limit": 2})
+	structured(t, res, &out)
+	assert.Equal(t, []string{"fs:read_file", "github:create_issue"}, []string{out.Tools[0].ID, out.Tools[1].ID})
+	require.NotEmpty(t, out.NextCursor)
+	res = call(t, cs, "search_tools", map[string]any{"query": "", "limit": 2, "cursor": out.NextCursor})
+	structured(t, res, &out)
+	assert.Equal(t, "github:search_code", out.Tools[0].ID)
+
+	res = call(t, cs, "search_tools", map[string]any{"query": "file", "namespace": "github"})
+	structured(t, res, &out)
+	for _, tool := range out.Tools {
+		assert.Contains(t, tool.ID, "github:")
+	}
+
+	res = call(t, cs, "search_tools", map[string]any{"query": "x", "cursor": "garbage"})
+	assert.True(t, res.IsError)
+	assert.Contains(t, text(res), "[invalid_argument]")
+}
+
+func TestBadMetaToolArgumentsAreInvalidParams(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(), nil)
+	tests := []struct {
+		name string
+		tool string
+		args any
+		want string
+	}{
+		{"missing id", "run_tool", map[string]any{"args": map[string]any{}}, "invalid arguments for run_tool: /id: required property is missing"},
+		{"args not an object", "run_tool", map[string]any{"id": "x", "args": "no"}, "/args: type"},
+		{"unknown member", "search_tools", map[string]any{"query": "x", "colour": "red"}, "/colour: property is not allowed"},
+		{"limit too large", "search_tools", map[string]any{"query": "x", "limit": 1000}, "/limit: maximum"},
+		{"bad level", "describe_tool", map[string]any{"id": "x", "level": "everything"}, "/level: enum"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
+			require.Error(t, err)
+			var wire *jsonrpc.Error
+			require.ErrorAs(t, err, &wire)
+			assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
+			assert.Contains(t, wire.Message, tt.want)
+		})
+	}
+}
+
+func TestDescribeTool(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(), nil)
+	levels := map[string][]string{
+		"summary": {"github:create_issue", "Create a new issue in a GitHub repository."},
+		"schema":  {"title", "issue title"},
+		"full":    {"Rate limited to 30 calls a minute.", "Crash on start"},
+	}
+	for level, wants := range levels {
+		t.Run(level, func(t *testing.T) {
+			res := call(t, cs, "describe_tool", map[string]any{"id": "github:create_issue", "level": level})
+			require.False(t, res.IsError, text(res))
+			for _, want := range wants {
+				assert.Contains(t, text(res), want)
+			}
+			var doc tooldocs.Doc
+			structured(t, res, &doc)
+			assert.Equal(t, "github:create_issue", doc.ID)
+			assert.Equal(t, level, doc.Level.String())
+		})
+	}
+	res := call(t, cs, "describe_tool", map[string]any{"id": "github:nope"})
+	assert.True(t, res.IsError)
+	assert.Contains(t, text(res), "[not_found]")
+
+	res = call(t, cs, "list_tool_examples", map[string]any{"id": "github:create_issue"})
+	var ex struct{ Examples []tooldocs.Example }
+	structured(t, res, &ex)
+	require.Len(t, ex.Examples, 1)
+	assert.Equal(t, "bug", ex.Examples[0].Name)
+
+	res = call(t, cs, "list_namespaces", map[string]any{})
+	var ns struct{ Namespaces []string }
+	structured(t, res, &ns)
+	assert.Equal(t, []string{"fs", "github", "jobs", "text"}, ns.Namespaces)
+}
+
+func TestRunTool(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(), nil)
+	res := call(t, cs, "run_tool", map[string]any{"id": "github:create_issue", "args": map[string]any{"title": "Crash"}})
+	require.False(t, res.IsError, text(res))
+	var out struct {
+		ID, Backend string
+		Result      map[string]any
+		Attempts    int
+	}
+	structured(t, res, &out)
+	assert.Equal(t, "github:create_issue", out.ID)
+	assert.Equal(t, "local:github:create_issue", out.Backend)
+	assert.Equal(t, map[string]any{"number": 7.0, "title": "Crash"}, out.Result)
+	assert.Equal(t, 1, out.Attempts)
+	assert.JSONEq(t, `{"number":7,"title":"Crash"}`, text(res))
+
+	tests := []struct {
+		name string
+		args map[string]any
+		code errors.Code
+		want string
+	}{
+		{"tool failure", map[string]any{"id": "fs:read_file", "args": map[string]any{"path": "/etc/shadow"}}, errors.Execution, "permission denied by the OS"},
+		{"arguments refused by the tool's schema", map[string]any{"id": "github:create_issue", "args": map[string]any{}}, errors.Validation, "/title: required property is missing"},
+		{"unknown tool", map[string]any{"id": "github:nope"}, errors.NotFound, `no tool "github:nope"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(t, cs, "run_tool", tt.args)
+			require.True(t, res.IsError)
+			assert.Contains(t, text(res), "["+string(tt.code)+"]")
+			assert.Contains(t, text(res), tt.want)
+			info, ok := res.Meta[toolserver.MetaErrorKey].(map[string]any)
+			require.True(t, ok, "the code is in _meta")
+			assert.Equal(t, string(tt.code), info["code"])
+		})
+	}
+}
+
+func TestRunToolForwardsProgress(t *testing.T) {
+	var mu sync.Mutex
+	var seen []float64
+	cs := connect(t, newCatalogue(t).server(), &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, req.Params.Progress)
+			assert.Equal(t, "tok-1", req.Params.ProgressToken)
+		},
+	})
+	params := &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{"id": "jobs:long_job"}}
+	params.SetProgressToken("tok-1")
+	res, err := cs.CallTool(context.Background(), params)
+	require.NoError(t, err)
+	require.False(t, res.IsError, text(res))
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []float64{1, 2, 3}, seen, "progress notifications precede the response")
+}
+
+func TestRunChain(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(), nil)
+	res := call(t, cs, "run_chain", map[string]any{"steps": []any{
+		map[string]any{"id": "github:create_issue", "args": map[string]any{"title": "Crash"}},
+		map[string]any{"id": "text:upper", "usePrevious": true},
+	}})
+	require.False(t, res.IsError, text(res))
+	var out struct {
+		Steps []struct {
+			Step   int
+			ID     string
+			Result any
+			Error  *struct{ Code, Message string }
+		}
+	}
+	structured(t, res, &out)
+	require.Len(t, out.Steps, 2)
+	assert.Equal(t, "ISSUE Crash", out.Steps[1].Result)
+
+	res = call(t, cs, "run_chain", map[string]any{"steps": []any{
+		map[string]any{"id": "fs:read_file", "args": map[string]any{"path": "x"}},
+		map[string]any{"id": "text:upper"},
+	}})
+	assert.True(t, res.IsError)
+	structured(t, res, &out)
+	require.Len(t, out.Steps, 1, "the chain stopped at the failure")
+	require.NotNil(t, out.Steps[0].Error)
+	assert.Equal(t, "execution", out.Steps[0].Error.Code)
+}
+
+func TestCatalogueChangesShowAtOnce(t *testing.T) {
+	c := newCatalogue(t)
+	s := c.server()
+	defer s.Close()
+	cs := connect(t, s, nil)
+	c.add(t, `{"name":"forecast","namespace":"weather","description":"Weather forecast for a city.","inputSchema":{"type":"object"}}`,
+		func(context.Context, map[string]any) (any, error) { return "sunny", nil })
+	res := call(t, cs, "search_tools", map[string]any{"query": "weather forecast"})
+	var out struct{ Tools []struct{ ID string } }
+	structured(t, res, &out)
+	require.NotEmpty(t, out.Tools)
+	assert.Equal(t, "weather:forecast", out.Tools[0].ID)
+	assert.Contains(t, c.logs.String(), `msg="catalogue changed" kind=registered tool=weather:forecast`)
+}
+
+func TestPassthrough(t *testing.T) {
+	c := newCatalogue(t)
+	changed := make(chan struct{}, 10)
+	cs := connect(t, c.server(toolserver.WithPassthrough("github:*")), &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	names := func() []string {
+		res, err := cs.ListTools(context.Background(), nil)
+		require.NoError(t, err)
+		var out []string
+		for _, tool := range res.Tools {
+			out = append(out, tool.Name)
+		}
+		return out
+	}
+	assert.Subset(t, names(), []string{"github.create_issue", "github.search_code"})
+	assert.NotContains(t, names(), "fs.read_file")
+
+	res := call(t, cs, "github.create_issue", map[string]any{"title": "Direct"})
+	require.False(t, res.IsError, text(res))
+	assert.JSONEq(t, `{"number":7,"title":"Direct"}`, text(res))
+
+	c.add(t, `{"name":"list_prs","namespace":"github","description":"List pull requests.","inputSchema":{"type":"object"}}`,
+		func(context.Context, map[string]any) (any, error) { return []any{}, nil })
+	<-changed
+	assert.Contains(t, names(), "github.list_prs")
+
+	_, err := c.index.UnregisterBackend(context.Background(), "local:github:list_prs")
+	require.NoError(t, err)
+	<-changed
+	assert.NotContains(t, names(), "github.list_prs")
+}
+
+func TestHTTPBearerAuthAndStateless(t *testing.T) {
+	c := newCatalogue(t)
+	for _, stateless := range []bool{false, true} {
+		srv := httptest.NewServer(c.server().HTTPHandler(toolserver.HTTPOptions{BearerTokens: []string{"s3cret"}, Stateless: stateless}))
+		t.Cleanup(srv.Close)
+
+		resp, err := http.Post(srv.URL, "application/json", bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)))
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+
+		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		_, err = client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: bearerClient("wrong")}, nil)
+		require.Error(t, err, "a wrong token is refused")
+
+		cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: bearerClient("s3cret")}, nil)
+		require.NoError(t, err)
+		res := call(t, cs, "run_tool", map[string]any{"id": "github:create_issue", "args": map[string]any{"title": "Over HTTP"}})
+		assert.Contains(t, text(res), "Over HTTP", "stateless=%v", stateless)
+		require.NoError(t, cs.Close())
+	}
+}
+
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func bearerClient(token string) *http.Client { return &http.Client{Transport: bearerTransport{token}} }
