@@ -1,0 +1,359 @@
+// Package config reads the configuration file of the metatools server: the
+// upstream MCP servers, OpenAPI documents and gRPC services whose tools
+// make up the catalogue, the built-in tools, and the policies, search
+// options and limits that apply to them.
+//
+// The file is YAML; [Example] is a commented example that documents every
+// field. Strings may refer to environment variables as ${NAME}, so that
+// secrets stay out of the file; "$$" is a literal "$".
+//
+//	cfg, err := config.Load("metatools.yaml")
+//	if err != nil { ... } // every problem, with its place in the file
+package config
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
+	"go.yaml.in/yaml/v3"
+)
+
+// Example is a commented configuration file showing every field.
+//
+//go:embed example.yaml
+var Example string
+
+// Config is the whole configuration.
+type Config struct {
+	// Server configures the MCP server itself.
+	Server Server `yaml:"server"`
+	// Search configures tool search.
+	Search Search `yaml:"search"`
+	// Policy says which tools may run.
+	Policy Policy `yaml:"policy"`
+	// Limits bound every call.
+	Limits Limits `yaml:"limits"`
+	// Builtin configures the built-in tools.
+	Builtin Builtin `yaml:"builtin"`
+	// MCPServers are upstream MCP servers.
+	MCPServers []MCPServer `yaml:"mcpServers"`
+	// OpenAPI are HTTP APIs described by OpenAPI documents.
+	OpenAPI []OpenAPI `yaml:"openapi"`
+	// GRPC are gRPC services offering server reflection.
+	GRPC []GRPC `yaml:"grpc"`
+
+	// dir is the directory of the file, against which relative paths are
+	// resolved.
+	dir string
+}
+
+// Server configures the MCP server.
+type Server struct {
+	// Name is the implementation name reported to clients.
+	Name string `yaml:"name"`
+	// HTTP configures serving over streamable HTTP.
+	HTTP HTTP `yaml:"http"`
+	// Passthrough lists tool patterns also exposed directly as MCP tools.
+	Passthrough []string `yaml:"passthrough"`
+}
+
+// HTTP configures the streamable HTTP transport.
+type HTTP struct {
+	// Addr is the address to listen on, such as ":8080"; the --http flag
+	// overrides it. Empty means stdio.
+	Addr string `yaml:"addr"`
+	// BearerTokens, when set, are required of clients.
+	BearerTokens []string `yaml:"bearerTokens"`
+	// Stateless serves without sessions, for replicas behind a load
+	// balancer.
+	Stateless bool `yaml:"stateless"`
+}
+
+// Search configures tool search.
+type Search struct {
+	// Engine is "bm25" (the default) or "lexical".
+	Engine string `yaml:"engine"`
+	// Limit is the default number of search results.
+	Limit int `yaml:"limit"`
+	// IndexPath, when set, keeps the BM25 index on disk there.
+	IndexPath string `yaml:"indexPath"`
+}
+
+// Policy says which tools may run, by patterns of tool IDs ("ns:name",
+// "ns:*", globs). Deny wins; an empty allow list allows everything else.
+type Policy struct {
+	Allow []string `yaml:"allow"`
+	Deny  []string `yaml:"deny"`
+}
+
+// Limits bound every call.
+type Limits struct {
+	// Timeout bounds each call, retries included.
+	Timeout Duration `yaml:"timeout"`
+	// MaxConcurrent bounds the calls running at once (0: no bound).
+	MaxConcurrent int `yaml:"maxConcurrent"`
+	// PerBackend bounds the calls running at once on one backend.
+	PerBackend int `yaml:"perBackend"`
+	// Retries is the most attempts of a call that fails with a retryable
+	// error (0: the default, 3; 1: no retry).
+	Retries int `yaml:"retries"`
+	// ConnectTimeout bounds the connection of each upstream at start-up.
+	ConnectTimeout Duration `yaml:"connectTimeout"`
+}
+
+// Builtin configures the built-in tools.
+type Builtin struct {
+	// Disabled leaves the built-in tools out of the catalogue.
+	Disabled bool `yaml:"disabled"`
+	// HTTPAllow lists the hosts the http fetch tool may reach ("host" or
+	// "*.domain"); empty means no host.
+	HTTPAllow []string `yaml:"httpAllow"`
+}
+
+// MCPServer is an upstream MCP server, started as a command or reached at
+// a URL.
+type MCPServer struct {
+	// Name identifies the server; its tools' backends are "mcp:<name>".
+	Name string `yaml:"name"`
+	// Namespace is the namespace of its tools; it defaults to Name.
+	Namespace string `yaml:"namespace"`
+	// Command, Args, Env and Dir start the server as a child process
+	// speaking MCP over stdio.
+	Command string            `yaml:"command"`
+	Args    []string          `yaml:"args"`
+	Env     map[string]string `yaml:"env"`
+	Dir     string            `yaml:"dir"`
+	// URL is the server's streamable HTTP endpoint, with Headers sent on
+	// every request.
+	URL     string            `yaml:"url"`
+	Headers map[string]string `yaml:"headers"`
+}
+
+// OpenAPI is an HTTP API whose operations become tools.
+type OpenAPI struct {
+	// Name identifies the API.
+	Name string `yaml:"name"`
+	// Namespace is the namespace of its tools; it defaults to Name.
+	Namespace string `yaml:"namespace"`
+	// Spec is the document's path (relative to the config file) or URL.
+	Spec string `yaml:"spec"`
+	// BaseURL overrides the document's server URL.
+	BaseURL string `yaml:"baseUrl"`
+	// Secrets maps the document's security scheme names to the names of
+	// the environment variables holding their secrets.
+	Secrets map[string]string `yaml:"secrets"`
+}
+
+// GRPC is a gRPC service whose methods become tools.
+type GRPC struct {
+	// Name identifies the service.
+	Name string `yaml:"name"`
+	// Namespace is the namespace of its tools; it defaults to Name.
+	Namespace string `yaml:"namespace"`
+	// Address is host:port.
+	Address string `yaml:"address"`
+	// Services limits the import to these fully-qualified services; empty
+	// imports every service but reflection's own.
+	Services []string `yaml:"services"`
+	// TLS configures transport security; the default is TLS with the
+	// system's roots.
+	TLS TLS `yaml:"tls"`
+}
+
+// TLS configures a gRPC connection's transport security.
+type TLS struct {
+	// Insecure disables TLS; it is allowed for loopback addresses only.
+	Insecure bool `yaml:"insecure"`
+	// CAFile is a PEM file of roots to trust instead of the system's.
+	CAFile string `yaml:"caFile"`
+	// ServerName overrides the name checked in the server's certificate.
+	ServerName string `yaml:"serverName"`
+}
+
+// Duration is a time.Duration written as "30s" or "1m30s".
+type Duration time.Duration
+
+// UnmarshalYAML decodes a duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration such as 30s", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Load reads and checks a configuration file.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, errors.Errorf(errors.InvalidArgument, "read config: %w", err)
+	}
+	cfg, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	cfg.dir = filepath.Dir(path)
+	return cfg, nil
+}
+
+// Parse decodes and checks a configuration. Unknown fields are errors, so
+// that a misspelt field does not go unnoticed. References to environment
+// variables are expanded in every string; a variable that is not set is an
+// error. Every problem found is reported, with code
+// [errors.InvalidArgument].
+func Parse(data []byte) (*Config, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, errors.Errorf(errors.InvalidArgument, "config: %w", err)
+	}
+	var problems []string
+	expandEnv(&root, &problems)
+	if len(problems) > 0 {
+		return nil, errors.Errorf(errors.InvalidArgument, "config: %s", strings.Join(problems, "; "))
+	}
+	var cfg Config
+	if len(root.Content) > 0 {
+		expanded, err := yaml.Marshal(&root)
+		if err != nil {
+			return nil, errors.Errorf(errors.InvalidArgument, "config: %w", err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(expanded))
+		dec.KnownFields(true)
+		if err := dec.Decode(&cfg); err != nil {
+			return nil, errors.Errorf(errors.InvalidArgument, "config: %w", err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// expandEnv replaces ${NAME} in every scalar of the tree by the variable's
+// value, and "$$" by "$". Unset variables are reported.
+func expandEnv(n *yaml.Node, problems *[]string) {
+	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "$") {
+		n.Value = os.Expand(n.Value, func(name string) string {
+			if name == "$" {
+				return "$"
+			}
+			v, ok := os.LookupEnv(name)
+			if !ok {
+				*problems = append(*problems, fmt.Sprintf("line %d: environment variable %s is not set", n.Line, name))
+			}
+			return v
+		})
+	}
+	for _, c := range n.Content {
+		expandEnv(c, problems)
+	}
+}
+
+// Validate reports every problem of the configuration, with code
+// [errors.InvalidArgument].
+func (c *Config) Validate() error {
+	var p []string
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+	switch c.Search.Engine {
+	case "", "bm25", "lexical":
+	default:
+		add("search.engine %q must be bm25 or lexical", c.Search.Engine)
+	}
+	if c.Search.Limit < 0 || c.Search.Limit > 50 {
+		add("search.limit %d must be between 0 and 50", c.Search.Limit)
+	}
+	for _, pattern := range append(append(append([]string(nil), c.Policy.Allow...), c.Policy.Deny...), c.Server.Passthrough...) {
+		if pattern == "" || strings.ContainsAny(pattern, " \t") {
+			add("tool pattern %q is malformed", pattern)
+		}
+	}
+	if c.Limits.Timeout < 0 || c.Limits.ConnectTimeout < 0 || c.Limits.MaxConcurrent < 0 || c.Limits.PerBackend < 0 || c.Limits.Retries < 0 {
+		add("limits must not be negative")
+	}
+	names := map[string]string{}
+	unique := func(kind, name string, i int) {
+		where := fmt.Sprintf("%s[%d]", kind, i)
+		if err := toolmodel.ValidateName(name); err != nil {
+			add("%s.name %q: %v", where, name, err)
+			return
+		}
+		if prev, dup := names[name]; dup {
+			add("%s.name %q is already used by %s", where, name, prev)
+		}
+		names[name] = where
+	}
+	namespace := func(where, ns string) {
+		if ns != "" {
+			if err := toolmodel.ValidateName(ns); err != nil {
+				add("%s.namespace %q: %v", where, ns, err)
+			}
+		}
+	}
+	for i, s := range c.MCPServers {
+		unique("mcpServers", s.Name, i)
+		where := fmt.Sprintf("mcpServers[%d]", i)
+		namespace(where, s.Namespace)
+		switch {
+		case s.Command == "" && s.URL == "":
+			add("%s needs a command or a url", where)
+		case s.Command != "" && s.URL != "":
+			add("%s has both a command and a url", where)
+		case s.URL != "" && !isHTTPURL(s.URL):
+			add("%s.url %q is not an http(s) URL", where, s.URL)
+		}
+	}
+	for i, o := range c.OpenAPI {
+		unique("openapi", o.Name, i)
+		where := fmt.Sprintf("openapi[%d]", i)
+		namespace(where, o.Namespace)
+		if o.Spec == "" {
+			add("%s.spec is missing", where)
+		}
+		if o.BaseURL != "" && !isHTTPURL(o.BaseURL) {
+			add("%s.baseUrl %q is not an http(s) URL", where, o.BaseURL)
+		}
+	}
+	for i, g := range c.GRPC {
+		unique("grpc", g.Name, i)
+		where := fmt.Sprintf("grpc[%d]", i)
+		namespace(where, g.Namespace)
+		if g.Address == "" {
+			add("%s.address is missing", where)
+		}
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	return errors.Errorf(errors.InvalidArgument, "config: %s", strings.Join(p, "; "))
+}
+
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// Path resolves a path of the configuration against the file's directory.
+// URLs and absolute paths are returned as they are.
+func (c *Config) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) || isHTTPURL(p) || c.dir == "" {
+		return p
+	}
+	return filepath.Join(c.dir, p)
+}
+
+// NamespaceOf returns the namespace of an upstream: its own, or its name.
+func NamespaceOf(namespace, name string) string {
+	if namespace != "" {
+		return namespace
+	}
+	return name
+}

@@ -1,0 +1,103 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolserver/config"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestExampleParses(t *testing.T) {
+	t.Setenv("METATOOLS_TOKEN", "tok")
+	t.Setenv("TRACKER_TOKEN", "trk")
+	cfg, err := config.Parse([]byte(config.Example))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"tok"}, cfg.Server.HTTP.BearerTokens)
+	assert.Equal(t, "Bearer trk", cfg.MCPServers[1].Headers["Authorization"])
+	assert.Equal(t, config.Duration(60*time.Second), cfg.Limits.Timeout)
+	assert.Equal(t, []string{"-y", "@modelcontextprotocol/server-everything"}, cfg.MCPServers[0].Args)
+	assert.Equal(t, "PETSTORE_TOKEN", cfg.OpenAPI[0].Secrets["bearerAuth"])
+	assert.True(t, cfg.GRPC[0].TLS.Insecure)
+}
+
+func TestEmptyConfigIsValid(t *testing.T) {
+	for _, doc := range []string{"", "# nothing\n", "{}"} {
+		cfg, err := config.Parse([]byte(doc))
+		require.NoError(t, err, "%q", doc)
+		assert.Empty(t, cfg.MCPServers)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"syntax", "server: [", "config: yaml"},
+		{"unknown field", "serverz: {}", "field serverz not found"},
+		{"wrong type", "search: {limit: many}", "cannot unmarshal"},
+		{"unset variable", "server: {name: '${METATOOLS_SURELY_UNSET}'}", "line 1: environment variable METATOOLS_SURELY_UNSET is not set"},
+		{"bad duration", "limits: {timeout: soon}", `"soon" is not a duration`},
+		{"engine", "search: {engine: magic}", `search.engine "magic" must be bm25 or lexical`},
+		{"mcp without command or url", "mcpServers: [{name: a}]", "mcpServers[0] needs a command or a url"},
+		{"mcp with both", "mcpServers: [{name: a, command: x, url: 'http://h'}]", "has both a command and a url"},
+		{"duplicate names", "mcpServers: [{name: a, command: x}]\nopenapi: [{name: a, spec: s.yaml}]", `openapi[0].name "a" is already used by mcpServers[0]`},
+		{"bad name", "grpc: [{name: 'a b', address: 'h:1'}]", `grpc[0].name "a b"`},
+		{"missing spec and address", "openapi: [{name: o}]\ngrpc: [{name: g}]", "openapi[0].spec is missing; grpc[0].address is missing"},
+		{"bad url", "mcpServers: [{name: a, url: 'ftp://x'}]", `mcpServers[0].url "ftp://x" is not an http(s) URL`},
+		{"bad pattern", "policy: {deny: ['a b']}", `tool pattern "a b" is malformed`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := config.Parse([]byte(tt.yaml))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
+		})
+	}
+}
+
+func TestEnvironmentExpansion(t *testing.T) {
+	t.Setenv("UPSTREAM_HOST", "mcp.example.com")
+	cfg, err := config.Parse([]byte("mcpServers: [{name: a, url: 'https://${UPSTREAM_HOST}/mcp', headers: {X-Price: '$$5'}}]"))
+	require.NoError(t, err)
+	assert.Equal(t, "https://mcp.example.com/mcp", cfg.MCPServers[0].URL)
+	assert.Equal(t, "$5", cfg.MCPServers[0].Headers["X-Price"])
+}
+
+func TestLoadResolvesPathsAgainstTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "metatools.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("openapi: [{name: pets, spec: ./pets.yaml}]"), 0o600))
+	cfg, err := config.Load(path)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "pets.yaml"), cfg.Path(cfg.OpenAPI[0].Spec))
+	assert.Equal(t, "https://x/y.yaml", cfg.Path("https://x/y.yaml"))
+	assert.Equal(t, "/abs.yaml", cfg.Path("/abs.yaml"))
+
+	_, err = config.Load(filepath.Join(dir, "missing.yaml"))
+	require.ErrorIs(t, err, errors.ErrInvalidArgument)
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(config.Example))
+	f.Add([]byte("mcpServers: [{name: a, command: x}]"))
+	f.Add([]byte("limits: {timeout: 1s}\nsearch: {limit: 3}"))
+	f.Add([]byte("a: &x [*x]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := config.Parse(data)
+		if err != nil {
+			if errors.CodeOf(err) != errors.InvalidArgument {
+				t.Fatalf("error of code %s: %v", errors.CodeOf(err), err)
+			}
+			return
+		}
+		if cfg.Validate() != nil {
+			t.Fatalf("Parse accepted a configuration that Validate refuses")
+		}
+	})
+}
