@@ -310,6 +310,9 @@ func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, in runInput)
 // failure, it returns the tool error result to send instead.
 func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest, id string, args map[string]any, backend string) (*toolrun.RunResult, *mcp.CallToolResult) {
 	var opts []toolrun.CallOption
+	if s.callTimeout > 0 {
+		opts = append(opts, toolrun.WithTimeout(s.callTimeout))
+	}
 	if backend != "" {
 		opts = append(opts, toolrun.PreferBackend(backend))
 	}
@@ -365,6 +368,11 @@ func (s *Server) runChain(ctx context.Context, _ *mcp.CallToolRequest, in chainI
 	steps := make([]toolrun.ChainStep, len(in.Steps))
 	for i, st := range in.Steps {
 		steps[i] = toolrun.ChainStep{ToolID: st.ID, Args: st.Args, UsePrevious: st.UsePrevious, PreviousKey: st.PreviousKey}
+	}
+	if s.callTimeout > 0 {
+		for i := range steps {
+			steps[i].Options = []toolrun.CallOption{toolrun.WithTimeout(s.callTimeout)}
+		}
 	}
 	var opts []toolrun.ChainOption
 	if in.ContinueOnError {

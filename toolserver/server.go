@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
@@ -37,6 +38,7 @@ type Server struct {
 	instructions string
 	passthrough  []string
 	searchLimit  int
+	callTimeout  time.Duration
 
 	validator *toolmodel.Validator
 	mcp       *mcp.Server
@@ -80,6 +82,12 @@ func WithPassthrough(patterns ...string) Option {
 // default is 5.
 func WithSearchLimit(n int) Option {
 	return func(s *Server) { s.searchLimit = max(n, 1) }
+}
+
+// WithCallTimeout bounds each tool call made through run_tool, run_chain
+// or a passthrough tool; by default only the client's cancellation does.
+func WithCallTimeout(d time.Duration) Option {
+	return func(s *Server) { s.callTimeout = d }
 }
 
 // DefaultInstructions tell a model how to use the meta-tools.

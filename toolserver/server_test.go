@@ -77,7 +77,9 @@ func newCatalogue(t *testing.T) *catalogue {
 	})
 	c.add(t, `{"name":"read_file","namespace":"fs","description":"Read a file from disk.",
 		"inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}`,
-		func(context.Context, map[string]any) (any, error) { return nil, errors.New("permission denied by the OS") })
+		func(context.Context, map[string]any) (any, error) {
+			return nil, errors.New("permission denied by the OS")
+		})
 	c.add(t, `{"name":"upper","namespace":"text","description":"Upper-case a text.",
 		"inputSchema":{"type":"object","properties":{"text":{"type":"string"},"previous":{}}}}`,
 		func(_ context.Context, args map[string]any) (any, error) {
@@ -300,14 +302,10 @@ func TestRunTool(t *testing.T) {
 }
 
 func TestRunToolForwardsProgress(t *testing.T) {
-	var mu sync.Mutex
-	var seen []float64
+	seen := make(chan *mcp.ProgressNotificationParams, 3)
 	cs := connect(t, newCatalogue(t).server(), &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			mu.Lock()
-			defer mu.Unlock()
-			seen = append(seen, req.Params.Progress)
-			assert.Equal(t, "tok-1", req.Params.ProgressToken)
+			seen <- req.Params
 		},
 	})
 	params := &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{"id": "jobs:long_job"}}
@@ -315,9 +313,16 @@ func TestRunToolForwardsProgress(t *testing.T) {
 	res, err := cs.CallTool(context.Background(), params)
 	require.NoError(t, err)
 	require.False(t, res.IsError, text(res))
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Equal(t, []float64{1, 2, 3}, seen, "progress notifications precede the response")
+	// The client handles notifications concurrently with the response, so
+	// they may be seen after it, and in any order.
+	var progress []float64
+	for range 3 {
+		p := <-seen
+		assert.Equal(t, "tok-1", p.ProgressToken)
+		assert.InDelta(t, 3.0, p.Total, 0)
+		progress = append(progress, p.Progress)
+	}
+	assert.ElementsMatch(t, []float64{1, 2, 3}, progress)
 }
 
 func TestRunChain(t *testing.T) {

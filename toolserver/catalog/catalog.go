@@ -1,0 +1,297 @@
+// Package catalog builds the tool catalogue a metatools server serves from
+// its configuration: the index and its search engine, the documentation
+// store, the executors of every backend kind and the runner, then the
+// tools of the built-in catalogue and of every upstream (MCP servers,
+// OpenAPI documents, gRPC services), connected concurrently.
+//
+//	cat, err := catalog.Build(ctx, cfg, catalog.WithProgress(show))
+//	if err != nil { ... }
+//	defer cat.Close()
+//	for _, u := range cat.Upstreams() { ... } // what connected, what failed
+//	srv := toolserver.New(cat.Index, cat.Docs, cat.Runner)
+//
+// An upstream that fails to connect is reported in [Catalog.Upstreams] and
+// skipped: the server starts with the others.
+package catalog
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/tooldocs"
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolrun/mcpexec"
+	"github.com/metatools-go/metatools/toolsearch"
+	"github.com/metatools-go/metatools/toolserver/builtin"
+	"github.com/metatools-go/metatools/toolserver/config"
+)
+
+// Catalog is a built catalogue, ready to serve.
+type Catalog struct {
+	// Index holds the tools.
+	Index *toolindex.MemoryIndex
+	// Docs documents them.
+	Docs *tooldocs.Store
+	// Runner runs them.
+	Runner *toolrun.Runner
+
+	executors   *toolrun.ExecutorRegistry
+	mcp         *mcpexec.Manager
+	searcher    io.Closer
+	stopRefresh func()
+	upstreams   []Upstream
+}
+
+// Upstream is the outcome of connecting one source of tools.
+type Upstream struct {
+	// Kind is "builtin", "mcp", "openapi" or "grpc".
+	Kind string `json:"kind"`
+	// Name is the upstream's name in the configuration.
+	Name string `json:"name"`
+	// Tools is the number of tools it brought.
+	Tools int `json:"tools"`
+	// Duration is how long connecting took.
+	Duration time.Duration `json:"duration"`
+	// Err is why it failed; its tools are then absent.
+	Err error `json:"-"`
+}
+
+// Option configures [Build].
+type Option func(*options)
+
+type options struct {
+	logger   *slog.Logger
+	progress func(u Upstream, done bool)
+	stderr   io.Writer
+	builtin  []builtin.Option
+}
+
+// WithLogger sets the logger of the catalogue's components.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithProgress is called when each upstream starts connecting (done
+// false) and when it is done (done true, with its tool count or error),
+// from several goroutines at once.
+func WithProgress(fn func(u Upstream, done bool)) Option {
+	return func(o *options) { o.progress = fn }
+}
+
+// WithUpstreamStderr receives the standard error of MCP servers started as
+// commands; by default it is discarded.
+func WithUpstreamStderr(w io.Writer) Option { return func(o *options) { o.stderr = w } }
+
+// WithBuiltinOptions passes options to the built-in tools (a clock, an
+// HTTP client), after those the configuration implies.
+func WithBuiltinOptions(opts ...builtin.Option) Option {
+	return func(o *options) { o.builtin = append(o.builtin, opts...) }
+}
+
+// Build builds the catalogue of cfg. It fails only when the catalogue
+// itself cannot be built (a bad search index path, a bad policy); failing
+// upstreams are reported in [Catalog.Upstreams].
+func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, error) {
+	o := options{logger: slog.Default(), stderr: io.Discard}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	c := &Catalog{}
+	searcher, err := newSearcher(cfg.Search)
+	if err != nil {
+		return nil, err
+	}
+	if closer, ok := searcher.(io.Closer); ok {
+		c.searcher = closer
+	}
+	c.mcp, err = mcpexec.NewManager(mcpexec.WithLogger(o.logger))
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	// MCP servers are declared first (nothing connects yet), so that the
+	// index follows each of them as a source: a server that reports new
+	// tools is re-listed.
+	indexOpts := []toolindex.Option{toolindex.WithSearcher(searcher)}
+	mcpErrs := map[string]error{}
+	for _, s := range cfg.MCPServers {
+		if err := c.mcp.AddServer(s.Name, mcpConfig(s, o.stderr)); err != nil {
+			mcpErrs[s.Name] = err
+			continue
+		}
+		indexOpts = append(indexOpts, toolindex.WithSource(c.mcp.Source(s.Name, config.NamespaceOf(s.Namespace, s.Name))))
+	}
+	c.Index = toolindex.New(indexOpts...)
+	c.Docs = tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(c.Index)))
+
+	local := toolrun.NewLocalExecutor()
+	c.executors = toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{
+		toolmodel.BackendLocal: local,
+		toolmodel.BackendMCP:   c.mcp,
+	})
+	if c.Runner, err = newRunner(cfg, c.executors, c.Index); err != nil {
+		c.Close()
+		return nil, err
+	}
+
+	var jobs []job
+	if !cfg.Builtin.Disabled {
+		bopts := append([]builtin.Option{builtin.WithHTTPAllowList(cfg.Builtin.HTTPAllow...)}, o.builtin...)
+		jobs = append(jobs, job{Upstream{Kind: "builtin", Name: "builtin"}, func(ctx context.Context) (int, error) {
+			return c.addBuiltin(ctx, local, bopts)
+		}})
+	}
+	for _, s := range cfg.MCPServers {
+		jobs = append(jobs, job{Upstream{Kind: "mcp", Name: s.Name}, func(ctx context.Context) (int, error) {
+			if err := mcpErrs[s.Name]; err != nil {
+				return 0, err
+			}
+			return c.addMCPServer(ctx, s)
+		}})
+	}
+	c.upstreams = connectAll(ctx, jobs, time.Duration(cfg.Limits.ConnectTimeout), o.progress)
+	c.stopRefresh = c.mcp.AutoRefresh(c.Index)
+	return c, nil
+}
+
+// newSearcher returns the search engine the configuration asks for.
+func newSearcher(cfg config.Search) (toolindex.Searcher, error) {
+	if cfg.Engine == "lexical" {
+		return toolindex.NewLexicalSearcher(), nil
+	}
+	var opts []toolsearch.Option
+	if cfg.IndexPath != "" {
+		opts = append(opts, toolsearch.WithPath(cfg.IndexPath))
+	}
+	return toolsearch.New(opts...)
+}
+
+// newRunner returns the runner with the configuration's policy and limits.
+func newRunner(cfg *config.Config, executors *toolrun.ExecutorRegistry, idx toolindex.Index) (*toolrun.Runner, error) {
+	opts := []toolrun.Option{toolrun.WithIndex(idx)}
+	if len(cfg.Policy.Allow)+len(cfg.Policy.Deny) > 0 {
+		policy := toolrun.AllowDeny{Allow: cfg.Policy.Allow, Deny: cfg.Policy.Deny}
+		if err := policy.Validate(); err != nil {
+			return nil, err
+		}
+		opts = append(opts, toolrun.WithAuthorization(policy))
+	}
+	if cfg.Limits.MaxConcurrent > 0 || cfg.Limits.PerBackend > 0 {
+		opts = append(opts, toolrun.WithConcurrencyPolicy(toolrun.NewConcurrencyLimit(cfg.Limits.MaxConcurrent, cfg.Limits.PerBackend)))
+	}
+	if cfg.Limits.Retries > 0 {
+		retry := toolrun.DefaultRetryPolicy()
+		retry.MaxAttempts = cfg.Limits.Retries
+		opts = append(opts, toolrun.WithRetryPolicy(retry))
+	}
+	return toolrun.New(executors, opts...), nil
+}
+
+// job connects one upstream and returns the number of tools it brought.
+type job struct {
+	upstream Upstream
+	connect  func(ctx context.Context) (int, error)
+}
+
+// DefaultConnectTimeout bounds each upstream's connection when the
+// configuration sets no bound.
+const DefaultConnectTimeout = 30 * time.Second
+
+// connectAll runs the jobs concurrently and returns their outcomes in the
+// jobs' order.
+func connectAll(ctx context.Context, jobs []job, timeout time.Duration, progress func(Upstream, bool)) []Upstream {
+	if timeout <= 0 {
+		timeout = DefaultConnectTimeout
+	}
+	out := make([]Upstream, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			u := j.upstream
+			if progress != nil {
+				progress(u, false)
+			}
+			start := time.Now()
+			jctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			u.Tools, u.Err = j.connect(jctx)
+			u.Duration = time.Since(start)
+			out[i] = u
+			if progress != nil {
+				progress(u, true)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (c *Catalog) addBuiltin(ctx context.Context, local *toolrun.LocalExecutor, opts []builtin.Option) (int, error) {
+	tools, err := builtin.Tools(opts...)
+	if err != nil {
+		return 0, err
+	}
+	if err := builtin.Register(ctx, c.Index, local, tools); err != nil {
+		return 0, err
+	}
+	entries := make([]tooldocs.Entry, 0, len(tools))
+	for _, t := range tools {
+		e := tooldocs.Entry{ToolID: t.ID(), Source: "builtin"}
+		for _, ex := range t.Examples {
+			e.Examples = append(e.Examples, tooldocs.Example{Name: ex.Name, Description: ex.Description, Args: ex.Args})
+		}
+		entries = append(entries, e)
+	}
+	if err := c.Docs.RegisterMany(ctx, entries); err != nil {
+		return 0, err
+	}
+	return len(tools), nil
+}
+
+// mcpConfig returns the session manager's configuration of a server.
+func mcpConfig(s config.MCPServer, stderr io.Writer) mcpexec.ServerConfig {
+	return mcpexec.ServerConfig{
+		Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir, Stderr: stderr,
+		URL: s.URL, Headers: s.Headers,
+	}
+}
+
+// addMCPServer connects a server and registers the tools it lists.
+func (c *Catalog) addMCPServer(ctx context.Context, s config.MCPServer) (int, error) {
+	tools, err := c.mcp.ListTools(ctx, s.Name)
+	if err != nil {
+		return 0, err
+	}
+	if err := c.Index.RegisterMCPTools(ctx, config.NamespaceOf(s.Namespace, s.Name), mcpexec.Backend(s.Name), tools); err != nil {
+		return 0, err
+	}
+	return len(tools), nil
+}
+
+// Upstreams returns the outcome of connecting each upstream, in the order
+// of the configuration, the built-in tools first.
+func (c *Catalog) Upstreams() []Upstream { return slices.Clone(c.upstreams) }
+
+// Close stops the upstream sessions and processes and the search engine.
+func (c *Catalog) Close() error {
+	var errs []error
+	if c.stopRefresh != nil {
+		c.stopRefresh()
+	}
+	if c.executors != nil {
+		errs = append(errs, c.executors.Close())
+	} else if c.mcp != nil {
+		errs = append(errs, c.mcp.Close())
+	}
+	if c.searcher != nil {
+		errs = append(errs, c.searcher.Close())
+	}
+	return errors.Join(errs...)
+}

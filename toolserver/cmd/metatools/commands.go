@@ -1,0 +1,561 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/tooldocs"
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolserver"
+	"github.com/metatools-go/metatools/toolserver/catalog"
+	"github.com/metatools-go/metatools/toolserver/config"
+)
+
+// configError is a configuration that cannot be used.
+type configError struct{ err error }
+
+func (e configError) Error() string { return e.err.Error() }
+func (e configError) Unwrap() error { return e.err }
+
+func isUsage(err error) bool {
+	var u usageError
+	return errors.As(err, &u)
+}
+
+func isConfigError(err error) bool {
+	var c configError
+	return errors.As(err, &c)
+}
+
+// common are the flags every catalogue command takes.
+type common struct {
+	configPath string
+	json       bool
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.configPath, "config", "", "configuration `file` (default: the built-in tools only)")
+	fs.BoolVar(&c.json, "json", false, "print JSON, for scripts")
+}
+
+// parse parses args with fs, letting flags and positional arguments mix
+// ("describe ID --level full"), and returns the positional ones.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, usagef("%s flags:\n%s", fs.Name(), flagHelp(fs))
+			}
+			return nil, usagef("%s: %v", fs.Name(), err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+func flagHelp(fs *flag.FlagSet) string {
+	var b strings.Builder
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	return b.String()
+}
+
+// loadConfig reads the configuration file, or returns the default one.
+func loadConfig(path string) (*config.Config, error) {
+	if path == "" {
+		return &config.Config{}, nil
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, configError{err}
+	}
+	return cfg, nil
+}
+
+// session is an open catalogue with a server over it.
+type session struct {
+	cfg *config.Config
+	cat *catalog.Catalog
+	srv *toolserver.Server
+}
+
+func (s *session) Close() {
+	s.srv.Close()
+	_ = s.cat.Close()
+}
+
+// open builds the catalogue of the configuration, showing the upstreams'
+// progress on stderr, and a server over it.
+func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session, error) {
+	cfg, err := loadConfig(c.configPath)
+	if err != nil {
+		return nil, err
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: logLevel}))
+	opts := []catalog.Option{catalog.WithLogger(logger)}
+	if len(cfg.MCPServers)+len(cfg.OpenAPI)+len(cfg.GRPC) > 0 {
+		opts = append(opts, catalog.WithProgress(newProgress(e.stderr).report))
+	}
+	if logLevel <= slog.LevelDebug {
+		opts = append(opts, catalog.WithUpstreamStderr(e.stderr))
+	}
+	cat, err := catalog.Build(ctx, cfg, opts...)
+	if err != nil {
+		return nil, configError{err}
+	}
+	srvOpts := []toolserver.Option{toolserver.WithLogger(logger), toolserver.WithPassthrough(cfg.Server.Passthrough...)}
+	if cfg.Server.Name != "" {
+		srvOpts = append(srvOpts, toolserver.WithImplementation(cfg.Server.Name, version))
+	} else {
+		srvOpts = append(srvOpts, toolserver.WithImplementation("metatools", version))
+	}
+	if cfg.Search.Limit > 0 {
+		srvOpts = append(srvOpts, toolserver.WithSearchLimit(cfg.Search.Limit))
+	}
+	if cfg.Limits.Timeout > 0 {
+		srvOpts = append(srvOpts, toolserver.WithCallTimeout(time.Duration(cfg.Limits.Timeout)))
+	}
+	return &session{cfg: cfg, cat: cat, srv: toolserver.New(cat.Index, cat.Docs, cat.Runner, srvOpts...)}, nil
+}
+
+// version is the version reported to MCP clients.
+const version = "0.1.0"
+
+// progress shows upstreams connecting, one line per step.
+type progress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	terminal bool
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.terminal = true
+		}
+	}
+	return p
+}
+
+func (p *progress) report(u catalog.Upstream, done bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	mark := func(ok bool) string {
+		switch {
+		case !p.terminal:
+			return map[bool]string{true: "ok", false: "FAILED"}[ok]
+		case ok:
+			return "\u2713"
+		}
+		return "\u2717"
+	}
+	switch {
+	case !done:
+		fmt.Fprintf(p.w, "  connecting %s %s...\n", u.Kind, u.Name)
+	case u.Err != nil:
+		fmt.Fprintf(p.w, "  %s %s %s: %v (skipped)\n", mark(false), u.Kind, u.Name, u.Err)
+	default:
+		fmt.Fprintf(p.w, "  %s %s %s: %d tools in %s\n", mark(true), u.Kind, u.Name, u.Tools, u.Duration.Round(time.Millisecond))
+	}
+}
+
+func (e *env) printJSON(v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func (e *env) serve(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	addr := fs.String("http", "", "serve streamable HTTP on `addr` (such as :8080) at /mcp instead of stdio")
+	stateless := fs.Bool("stateless", false, "serve HTTP without sessions, for replicas behind a load balancer")
+	var tokens stringList
+	fs.Var(&tokens, "token", "bearer `token` HTTP clients must present (repeatable; or METATOOLS_TOKEN)")
+	if rest, err := parse(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usagef("serve takes no arguments, got %q", rest)
+	}
+	s, err := e.open(ctx, c, slog.LevelInfo)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	cfg, srv := s.cfg, s.srv
+	if *addr == "" {
+		*addr = cfg.Server.HTTP.Addr
+	}
+	if *addr == "" {
+		return srv.ServeStdio(ctx)
+	}
+	opts := toolserver.HTTPOptions{BearerTokens: append(tokens, cfg.Server.HTTP.BearerTokens...), Stateless: *stateless || cfg.Server.HTTP.Stateless}
+	if t := os.Getenv("METATOOLS_TOKEN"); t != "" {
+		opts.BearerTokens = append(opts.BearerTokens, t)
+	}
+	return e.serveHTTP(ctx, *addr, srv.HTTPHandler(opts))
+}
+
+func (e *env) serveHTTP(ctx context.Context, addr string, h http.Handler) error {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "metatools: serving MCP at http://%s/mcp\n", ln.Addr())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(shutdown)
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func (e *env) search(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	namespace := fs.String("namespace", "", "only tools of this `namespace`")
+	limit := fs.Int("limit", 10, "most results")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		return usagef("search needs a query")
+	}
+	s, err := e.open(ctx, c, slog.LevelWarn)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	cat := s.cat
+	page, err := cat.Index.Search(ctx, toolindex.SearchRequest{Query: strings.Join(rest, " "), Namespace: *namespace, Limit: *limit})
+	if err != nil {
+		return err
+	}
+	if c.json {
+		return e.printJSON(page.Items)
+	}
+	if len(page.Items) == 0 {
+		fmt.Fprintln(e.stdout, "No tool matches.")
+	}
+	for i, t := range page.Items {
+		fmt.Fprintf(e.stdout, "%2d. %s\n    %s\n", i+1, t.ID, t.Description)
+	}
+	return nil
+}
+
+func (e *env) describe(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("describe", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	levelName := fs.String("level", "full", "detail `level`: summary, schema or full")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("describe needs one tool ID")
+	}
+	level, err := tooldocs.ParseDetailLevel(*levelName)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	s, err := e.open(ctx, c, slog.LevelWarn)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	cat := s.cat
+	doc, err := cat.Docs.Describe(ctx, rest[0], level)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		return e.printJSON(doc)
+	}
+	fmt.Fprint(e.stdout, doc.Markdown())
+	return nil
+}
+
+func (e *env) runTool(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	backend := fs.String("backend", "", "preferred backend `identity`, such as mcp:github")
+	timeout := fs.Duration("timeout", 0, "bound on the call (0: none)")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) < 1 || len(rest) > 2 {
+		return usagef("run needs a tool ID and, optionally, its arguments as JSON, @FILE or - (standard input)")
+	}
+	var arguments map[string]any
+	if len(rest) == 2 {
+		if arguments, err = e.readArguments(rest[1]); err != nil {
+			return err
+		}
+	}
+	s, err := e.open(ctx, c, slog.LevelWarn)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	cat := s.cat
+	var opts []toolrun.CallOption
+	if *backend != "" {
+		opts = append(opts, toolrun.PreferBackend(*backend))
+	}
+	if *timeout > 0 {
+		opts = append(opts, toolrun.WithTimeout(*timeout))
+	}
+	if !c.json {
+		opts = append(opts, toolrun.WithProgress(func(p toolrun.Progress) {
+			fmt.Fprintf(e.stderr, "  progress %g/%g %s\n", p.Progress, p.Total, p.Message)
+		}))
+	}
+	res, err := cat.Runner.Run(ctx, rest[0], arguments, opts...)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		out := map[string]any{"id": rest[0], "backend": res.Backend.Identity(), "result": res.Structured, "durationMs": res.Duration.Milliseconds()}
+		if res.ToolError != nil {
+			out["error"] = map[string]any{"code": res.ToolError.Code, "message": res.ToolError.Error()}
+		}
+		if err := e.printJSON(out); err != nil {
+			return err
+		}
+	} else if res.ToolError == nil {
+		if text, ok := res.Structured.(string); ok {
+			fmt.Fprintln(e.stdout, text)
+		} else if err := e.printJSON(res.Structured); err != nil {
+			return err
+		}
+	}
+	return res.Err()
+}
+
+// readArguments reads a call's arguments: JSON, @FILE, or - for standard
+// input.
+func (e *env) readArguments(spec string) (map[string]any, error) {
+	var data []byte
+	var err error
+	switch {
+	case spec == "-":
+		data, err = io.ReadAll(bufio.NewReader(e.stdin))
+	case strings.HasPrefix(spec, "@"):
+		data, err = os.ReadFile(spec[1:])
+	default:
+		data = []byte(spec)
+	}
+	if err != nil {
+		return nil, usagef("read arguments: %v", err)
+	}
+	var args map[string]any
+	if err := json.Unmarshal(data, &args); err != nil {
+		return nil, usagef("arguments must be a JSON object: %v", err)
+	}
+	return args, nil
+}
+
+func (e *env) tools(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	namespace := fs.String("namespace", "", "only tools of this `namespace`")
+	if rest, err := parse(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usagef("tools takes no arguments, got %q", rest)
+	}
+	s, err := e.open(ctx, c, slog.LevelWarn)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	cat := s.cat
+	all, err := listAll(ctx, cat.Index, *namespace)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		return e.printJSON(all)
+	}
+	width := 0
+	for _, t := range all {
+		width = max(width, len(t.ID))
+	}
+	for _, t := range all {
+		fmt.Fprintf(e.stdout, "%-*s  %s\n", width, t.ID, t.Description)
+	}
+	fmt.Fprintf(e.stdout, "\n%d tools\n", len(all))
+	return nil
+}
+
+func (e *env) config(args []string) error {
+	if len(args) == 0 {
+		return usagef("config needs a subcommand: validate FILE, or example")
+	}
+	switch args[0] {
+	case "example":
+		fmt.Fprint(e.stdout, config.Example)
+		return nil
+	case "validate":
+		if len(args) != 2 {
+			return usagef("config validate needs one file")
+		}
+		cfg, err := config.Load(args[1])
+		if err != nil {
+			return configError{err}
+		}
+		fmt.Fprintf(e.stdout, "%s: valid (%d MCP servers, %d OpenAPI documents, %d gRPC services, built-in tools %s)\n",
+			args[1], len(cfg.MCPServers), len(cfg.OpenAPI), len(cfg.GRPC), map[bool]string{true: "off", false: "on"}[cfg.Builtin.Disabled])
+		return nil
+	}
+	return usagef("unknown config subcommand %q", args[0])
+}
+
+func (e *env) stats(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	toolsFile := fs.String("tools", "", "catalogue as a JSON Lines `file` of tools (default: the configured catalogue)")
+	query := fs.String("query", "search the web", "the search_tools query to measure")
+	limit := fs.Int("limit", 5, "search_tools results")
+	if rest, err := parse(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usagef("stats takes no arguments, got %q", rest)
+	}
+	var tools []toolmodel.Tool
+	if *toolsFile != "" {
+		var err error
+		if tools, err = readTools(*toolsFile); err != nil {
+			return err
+		}
+	} else {
+		s, err := e.open(ctx, c, slog.LevelWarn)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		cat := s.cat
+		if tools, err = allTools(ctx, cat.Index); err != nil {
+			return err
+		}
+	}
+	cost, err := toolserver.MeasureContextCost(ctx, tools, *query, *limit)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		return e.printJSON(cost)
+	}
+	row := func(name string, k toolserver.Cost) {
+		fmt.Fprintf(e.stdout, "  %-34s %9d bytes  ~%7d tokens\n", name, k.Bytes, k.Tokens)
+	}
+	fmt.Fprintf(e.stdout, "Catalogue of %d tools\n", cost.Tools)
+	row("classic tools/list", cost.Classic)
+	row("meta-tools tools/list", cost.MetaList)
+	row(fmt.Sprintf("search_tools (%d results)", *limit), cost.Search)
+	row("describe_tool (schema level)", cost.Describe)
+	row("meta-tool path in all", cost.Meta)
+	fmt.Fprintf(e.stdout, "The meta-tool path costs %.1f%% of the classic listing.\n", 100*cost.Ratio)
+	return nil
+}
+
+// readTools reads tools from a JSON Lines file; it fails on the first
+// line that is not a valid tool, naming it.
+func readTools(path string) ([]toolmodel.Tool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	defer f.Close()
+	var tools []toolmodel.Tool
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		if len(strings.TrimSpace(sc.Text())) == 0 {
+			continue
+		}
+		t, err := toolmodel.DecodeTool(sc.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		tools = append(tools, t)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tools, nil
+}
+
+// listAll lists the whole catalogue, or one namespace of it.
+func listAll(ctx context.Context, idx toolindex.Index, namespace string) ([]toolindex.Summary, error) {
+	var all []toolindex.Summary
+	req := toolindex.ListRequest{Namespace: namespace, Limit: toolindex.MaxPageSize}
+	for {
+		page, err := idx.List(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page.Items...)
+		if page.NextCursor == "" {
+			return all, nil
+		}
+		req.Cursor = page.NextCursor
+	}
+}
+
+// allTools returns the definitions of every tool of the catalogue.
+func allTools(ctx context.Context, idx toolindex.Index) ([]toolmodel.Tool, error) {
+	summaries, err := listAll(ctx, idx, "")
+	if err != nil {
+		return nil, err
+	}
+	tools := make([]toolmodel.Tool, len(summaries))
+	for i, s := range summaries {
+		if tools[i], _, err = idx.GetAll(ctx, s.ID); err != nil {
+			return nil, err
+		}
+	}
+	return tools, nil
+}

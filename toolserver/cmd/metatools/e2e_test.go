@@ -1,0 +1,277 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// These end-to-end tests run the real metatools binary against real
+// third-party MCP software: the reference server "server-everything" as an
+// upstream, and the official MCP Inspector as a client. Both come from the
+// npm registry, pinned in toolserver/e2e/package.json; `make e2e-deps`
+// installs them.
+
+// binary is the metatools binary built for these tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "metatools-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "metatools")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build metatools:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// nodeModules returns the installed npm packages of the end-to-end tests.
+func nodeModules(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../../e2e/node_modules")
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(dir, "@modelcontextprotocol", "server-everything"))
+	require.NoError(t, err, "the npm packages of the end-to-end tests are missing: run `make e2e-deps`")
+	return dir
+}
+
+// everythingConfig writes a configuration with server-everything as an
+// upstream MCP server over stdio.
+func everythingConfig(t *testing.T) string {
+	t.Helper()
+	server := filepath.Join(nodeModules(t), "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	path := filepath.Join(t.TempDir(), "metatools.yaml")
+	cfg := fmt.Sprintf("mcpServers:\n  - name: everything\n    command: node\n    args: [%q, stdio]\n", server)
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+	return path
+}
+
+// connectStdio starts `metatools serve` with args and connects to it.
+func connectStdio(t *testing.T, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
+	cmd.Stderr = &testWriter{t: t}
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// testWriter logs a process's standard error in the test's log.
+type testWriter struct{ t *testing.T }
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, map[string]any) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	require.NoError(t, err)
+	var out map[string]any
+	if res.StructuredContent != nil {
+		raw, err := json.Marshal(res.StructuredContent)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(raw, &out))
+	}
+	return res, out
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func TestServerEverythingUpstream(t *testing.T) {
+	progress := make(chan *mcp.ProgressNotificationParams, 100)
+	cs := connectStdio(t, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		progress <- req.Params
+	}}, "--config", everythingConfig(t))
+
+	// Its tools are in the catalogue, found by search.
+	res, out := callTool(t, cs, "search_tools", map[string]any{"query": "echo back a message", "limit": 5})
+	require.False(t, res.IsError, resultText(res))
+	assert.Contains(t, resultText(res), "everything:echo")
+	_, out = callTool(t, cs, "search_tools", map[string]any{"query": "", "namespace": "everything", "limit": 50})
+	var ids []string
+	for _, tool := range out["tools"].([]any) {
+		ids = append(ids, tool.(map[string]any)["id"].(string))
+	}
+	assert.ElementsMatch(t, everythingTools(t), ids, "every tool the upstream lists is in the catalogue")
+
+	res, out = callTool(t, cs, "run_tool", map[string]any{"id": "everything:echo", "args": map[string]any{"message": "hello from metatools"}})
+	require.False(t, res.IsError, resultText(res))
+	assert.Equal(t, "mcp:everything", out["backend"])
+	assert.Contains(t, resultText(res), "hello from metatools")
+
+	// Its progress-reporting tool's notifications reach the client.
+	params := &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{
+		"id": "everything:trigger-long-running-operation", "args": map[string]any{"duration": 1, "steps": 4},
+	}}
+	params.SetProgressToken("e2e-progress")
+	res, err := cs.CallTool(context.Background(), params)
+	require.NoError(t, err)
+	require.False(t, res.IsError, resultText(res))
+	assert.Contains(t, resultText(res), "completed")
+	var steps []float64
+	for len(steps) < 4 {
+		p := <-progress
+		assert.Equal(t, "e2e-progress", p.ProgressToken)
+		steps = append(steps, p.Progress)
+	}
+	assert.ElementsMatch(t, []float64{1, 2, 3, 4}, steps)
+
+	// A tool failure upstream comes back as a tool error, not a protocol error.
+	res, _ = callTool(t, cs, "run_tool", map[string]any{"id": "everything:echo", "args": map[string]any{}})
+	assert.True(t, res.IsError)
+	assert.Contains(t, resultText(res), "[validation]")
+}
+
+// everythingTools returns the IDs of the tools server-everything lists to
+// a go-sdk client connected to it directly.
+func everythingTools(t *testing.T) []string {
+	t.Helper()
+	server := filepath.Join(nodeModules(t), "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-direct", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command("node", server, "stdio"), TerminateDuration: time.Second}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	var ids []string
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		require.NoError(t, err)
+		ids = append(ids, "everything:"+tool.Name)
+	}
+	require.Len(t, ids, 14)
+	return ids
+}
+
+func TestStartsAndListsQuickly(t *testing.T) {
+	start := time.Now()
+	cs := connectStdio(t, nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	elapsed := time.Since(start)
+	assert.Len(t, res.Tools, 6)
+	t.Logf("metatools serve answered tools/list %v after start", elapsed)
+	assert.Less(t, elapsed, 500*time.Millisecond, "serve answers tools/list within half a second")
+}
+
+// inspector runs the MCP Inspector's command-line client against
+// `metatools serve` and returns its standard output.
+func inspector(t *testing.T, args ...string) string {
+	t.Helper()
+	bin := filepath.Join(nodeModules(t), ".bin", "mcp-inspector")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", binary, "serve", "--"}, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "inspector: %s", stderr.String())
+	return string(out)
+}
+
+func TestInspectorClient(t *testing.T) {
+	out := inspector(t, "--method", "tools/list")
+	var list struct{ Tools []struct{ Name string } }
+	require.NoError(t, json.Unmarshal([]byte(out), &list), out)
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	assert.ElementsMatch(t, []string{"search_tools", "list_namespaces", "describe_tool", "list_tool_examples", "run_tool", "run_chain"}, names)
+
+	out = inspector(t, "--method", "tools/call", "--tool-name", "search_tools", "--tool-arg", "query=evaluate a math expression")
+	assert.Contains(t, out, "math:eval")
+
+	out = inspector(t, "--method", "tools/call", "--tool-name", "run_tool", "--tool-arg", "id=math:eval", `--tool-arg`, `args={"expression":"6*7"}`)
+	var call struct {
+		IsError           bool
+		StructuredContent struct {
+			Result map[string]any
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &call), out)
+	assert.False(t, call.IsError)
+	assert.InDelta(t, 42.0, call.StructuredContent.Result["value"], 0)
+}
+
+func TestHTTPServing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "serve", "--http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "METATOOLS_TOKEN=e2e-secret")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+
+	// The address comes from the server's start-up line.
+	addrLine := regexp.MustCompile(`serving MCP at (http://\S+/mcp)`)
+	sc := bufio.NewScanner(stderr)
+	var endpoint string
+	for endpoint == "" && sc.Scan() {
+		if m := addrLine.FindStringSubmatch(sc.Text()); m != nil {
+			endpoint = m[1]
+		}
+	}
+	require.NotEmpty(t, endpoint, "the server announced its address")
+	go func() {
+		for sc.Scan() { // keep draining the server's log
+		}
+	}()
+
+	resp, err := http.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "no token, no access")
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	_, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: withToken("wrong")}, nil)
+	require.Error(t, err, "a wrong token is refused")
+
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: withToken("e2e-secret")}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	res, out := callTool(t, cs, "run_tool", map[string]any{"id": "text:case", "args": map[string]any{"text": "over http", "to": "upper"}})
+	require.False(t, res.IsError, resultText(res))
+	assert.Contains(t, fmt.Sprint(out["result"]), "OVER HTTP")
+}
+
+type tokenTransport struct{ token string }
+
+func (tt tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+tt.token)
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func withToken(token string) *http.Client { return &http.Client{Transport: tokenTransport{token}} }

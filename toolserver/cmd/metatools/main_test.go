@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/metatools-go/metatools/toolserver/config"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// cli runs the command line and returns its exit code and output.
+func cli(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestUsage(t *testing.T) {
+	code, _, stderr := cli(t, "")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "Usage:")
+
+	code, _, stderr = cli(t, "", "frobnicate")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `unknown command "frobnicate"`)
+
+	code, stdout, _ := cli(t, "", "help")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, "metatools serve")
+
+	code, _, stderr = cli(t, "", "search", "--limit", "x", "time")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `invalid value "x" for flag -limit`)
+
+	code, _, stderr = cli(t, "", "describe", "-h")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "-level")
+}
+
+func TestSearchDescribeRunTools(t *testing.T) {
+	code, stdout, stderr := cli(t, "", "search", "evaluate", "an", "arithmetic", "expression")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, " 1. math:eval")
+
+	code, stdout, _ = cli(t, "", "search", "--json", "--limit", "2", "time", "zone")
+	require.Equal(t, exitOK, code)
+	var found []struct{ ID string }
+	require.NoError(t, json.Unmarshal([]byte(stdout), &found))
+	assert.Len(t, found, 2)
+
+	code, stdout, _ = cli(t, "", "describe", "math:eval", "--level", "schema")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, "math:eval")
+	assert.Contains(t, stdout, "expression")
+
+	code, stdout, _ = cli(t, "", "run", "math:eval", `{"expression": "6*7"}`)
+	require.Equal(t, exitOK, code)
+	assert.JSONEq(t, `{"value": 42}`, stdout)
+
+	code, stdout, _ = cli(t, `{"expression": "1+1"}`, "run", "--json", "math:eval", "-")
+	require.Equal(t, exitOK, code)
+	var res struct {
+		ID      string
+		Backend string
+		Result  map[string]any
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+	assert.Equal(t, "math:eval", res.ID)
+	assert.Equal(t, "local:builtin.math:eval", res.Backend)
+	assert.InDelta(t, 2.0, res.Result["value"], 0)
+
+	argsFile := filepath.Join(t.TempDir(), "args.json")
+	require.NoError(t, os.WriteFile(argsFile, []byte(`{"text": "hello world"}`), 0o600))
+	code, stdout, _ = cli(t, "", "run", "text:stats", "@"+argsFile)
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, `"words": 2`)
+
+	code, stdout, _ = cli(t, "", "tools")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, "math:eval")
+	assert.Contains(t, stdout, "tools\n")
+}
+
+func TestRunFailures(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"tool failure", []string{"run", "math:eval", `{"expression": "1/0"}`}, exitFailure, "division by zero"},
+		{"invalid arguments", []string{"run", "math:eval", `{"expr": "1"}`}, exitFailure, "validate_input"},
+		{"unknown tool", []string{"run", "nope:nope"}, exitFailure, `no tool "nope:nope"`},
+		{"arguments not JSON", []string{"run", "math:eval", `{`}, exitUsage, "arguments must be a JSON object"},
+		{"no tool", []string{"run"}, exitUsage, "run needs a tool ID"},
+		{"missing config", []string{"tools", "--config", "/nonexistent/metatools.yaml"}, exitUsage, "read config"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := cli(t, "", tt.args...)
+			assert.Equal(t, tt.code, code)
+			assert.Contains(t, stderr, tt.want)
+		})
+	}
+}
+
+func TestConfigCommands(t *testing.T) {
+	code, stdout, _ := cli(t, "", "config", "example")
+	require.Equal(t, exitOK, code)
+	assert.Equal(t, config.Example, stdout)
+
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	require.NoError(t, os.WriteFile(good, []byte("mcpServers: [{name: a, command: x}]\n"), 0o600))
+	code, stdout, _ = cli(t, "", "config", "validate", good)
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, "valid (1 MCP servers, 0 OpenAPI documents, 0 gRPC services, built-in tools on)")
+
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("mcpServers: [{name: a}]\n"), 0o600))
+	code, _, stderr := cli(t, "", "config", "validate", bad)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "mcpServers[0] needs a command or a url")
+}
+
+func TestFailingUpstreamIsSkipped(t *testing.T) {
+	cfgPath := filepath.Join(t.TempDir(), "metatools.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte(`
+limits: {connectTimeout: 5s}
+mcpServers:
+  - name: broken
+    command: /nonexistent/mcp-server
+`), 0o600))
+	code, stdout, stderr := cli(t, "", "tools", "--config", cfgPath)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "mcp broken")
+	assert.Contains(t, stderr, "(skipped)")
+	assert.Contains(t, stdout, "math:eval", "the built-in tools are still served")
+}
+
+func TestStats(t *testing.T) {
+	code, stdout, stderr := cli(t, "", "stats", "--json", "--query", "time zone")
+	require.Equal(t, exitOK, code, stderr)
+	var cost struct {
+		Tools   int
+		Classic struct{ Bytes int }
+		Meta    struct{ Bytes int }
+		Ratio   float64
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &cost))
+	assert.Positive(t, cost.Tools)
+	assert.Positive(t, cost.Classic.Bytes)
+	assert.InDelta(t, float64(cost.Meta.Bytes)/float64(cost.Classic.Bytes), cost.Ratio, 1e-9)
+}

@@ -1,0 +1,169 @@
+package toolserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/metatools-go/metatools/tooldocs"
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ContextCost compares what a catalogue costs an agent's context when its
+// tools are listed the classic way, with what the meta-tools cost: their
+// own listing, one search and one description.
+type ContextCost struct {
+	Tools int `json:"tools"`
+	// Classic is a tools/list of every tool of the catalogue.
+	Classic Cost `json:"classic"`
+	// MetaList is the tools/list of the meta-tools.
+	MetaList Cost `json:"metaList"`
+	// Search is one search_tools answer.
+	Search Cost `json:"search"`
+	// Describe is one describe_tool answer at schema level, for the best
+	// search result.
+	Describe Cost `json:"describe"`
+	// Meta is the sum of MetaList, Search and Describe.
+	Meta Cost `json:"meta"`
+	// Ratio is Meta.Bytes / Classic.Bytes.
+	Ratio float64 `json:"ratio"`
+}
+
+// Cost is the size of what a client receives: its JSON bytes and an
+// estimate of the tokens they take in a model's context.
+type Cost struct {
+	Bytes  int `json:"bytes"`
+	Tokens int `json:"tokens"`
+}
+
+func costOf(v any) (Cost, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return Cost{}, err
+	}
+	return Cost{Bytes: len(raw), Tokens: tooldocs.EstimateTokens(string(raw))}, nil
+}
+
+func (c Cost) plus(d Cost) Cost { return Cost{Bytes: c.Bytes + d.Bytes, Tokens: c.Tokens + d.Tokens} }
+
+// MeasureContextCost measures the [ContextCost] of a catalogue of tools
+// through real MCP sessions: a server exposing every tool directly for the
+// classic listing, and a server of meta-tools answering a search for query
+// (limit results) and describing the best result. The tools are not run.
+func MeasureContextCost(ctx context.Context, tools []toolmodel.Tool, query string, limit int) (ContextCost, error) {
+	idx := toolindex.New()
+	regs := make([]toolindex.Registration, len(tools))
+	for i, t := range tools {
+		regs[i] = toolindex.Registration{Tool: t, Backend: toolmodel.ToolBackend{Kind: toolmodel.BackendProvider,
+			Provider: &toolmodel.ProviderBackend{Provider: "measure"}}}
+	}
+	if err := idx.RegisterMany(ctx, regs); err != nil {
+		return ContextCost{}, err
+	}
+	docs := tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(idx)))
+	runner := toolrun.New(toolrun.NewExecutorRegistry(nil), toolrun.WithIndex(idx))
+	out := ContextCost{Tools: len(tools)}
+
+	quiet := WithLogger(slog.New(slog.DiscardHandler))
+	classic := New(idx, docs, runner, WithPassthrough("*"), quiet)
+	defer classic.Close()
+	listed, err := listAll(ctx, classic)
+	if err != nil {
+		return out, err
+	}
+	// The classic listing is the catalogue's tools alone, without the
+	// meta-tools the server also has.
+	var catalogueTools []*mcp.Tool
+	for _, t := range listed {
+		if !isMetaTool(t.Name) {
+			catalogueTools = append(catalogueTools, t)
+		}
+	}
+	if out.Classic, err = costOf(&mcp.ListToolsResult{Tools: catalogueTools}); err != nil {
+		return out, err
+	}
+
+	meta := New(idx, docs, runner, quiet)
+	defer meta.Close()
+	session, closeSession, err := inMemorySession(ctx, meta)
+	if err != nil {
+		return out, err
+	}
+	defer closeSession()
+	list, err := session.ListTools(ctx, nil)
+	if err != nil {
+		return out, err
+	}
+	if out.MetaList, err = costOf(list); err != nil {
+		return out, err
+	}
+	search, err := session.CallTool(ctx, &mcp.CallToolParams{Name: ToolSearch, Arguments: map[string]any{"query": query, "limit": limit}})
+	if err != nil {
+		return out, err
+	}
+	if out.Search, err = costOf(search); err != nil {
+		return out, err
+	}
+	var found searchOutput
+	raw, _ := json.Marshal(search.StructuredContent)
+	if err := json.Unmarshal(raw, &found); err != nil || len(found.Tools) == 0 {
+		return out, fmt.Errorf("search for %q found no tool", query)
+	}
+	describe, err := session.CallTool(ctx, &mcp.CallToolParams{Name: ToolDescribe, Arguments: map[string]any{"id": found.Tools[0].ID, "level": "schema"}})
+	if err != nil {
+		return out, err
+	}
+	if out.Describe, err = costOf(describe); err != nil {
+		return out, err
+	}
+	out.Meta = out.MetaList.plus(out.Search).plus(out.Describe)
+	if out.Classic.Bytes > 0 {
+		out.Ratio = float64(out.Meta.Bytes) / float64(out.Classic.Bytes)
+	}
+	return out, nil
+}
+
+func isMetaTool(name string) bool {
+	switch name {
+	case ToolSearch, ToolNamespaces, ToolDescribe, ToolExamples, ToolRun, ToolRunChain:
+		return true
+	}
+	return false
+}
+
+// listAll lists every tool of a server through a real client session,
+// following pagination.
+func listAll(ctx context.Context, s *Server) ([]*mcp.Tool, error) {
+	session, closeSession, err := inMemorySession(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSession()
+	var tools []*mcp.Tool
+	for tool, err := range session.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, tool)
+	}
+	return tools, nil
+}
+
+// inMemorySession connects a client to s over an in-memory transport.
+func inMemorySession(ctx context.Context, s *Server) (*mcp.ClientSession, func(), error) {
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.MCPServer().Connect(ctx, st, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "metatools-measure", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		_ = ss.Close()
+		return nil, nil, err
+	}
+	return cs, func() { _ = cs.Close(); _ = ss.Close() }, nil
+}
