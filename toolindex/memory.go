@@ -1,0 +1,538 @@
+package toolindex
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+// MemoryIndex is the built-in [Index]: every tool is held in memory, and
+// search is delegated to a [Searcher] kept up to date incrementally.
+//
+// Cost model, for a catalogue of n tools, a page of k summaries, and b
+// backends per tool (usually 1):
+//
+//   - Register: O(b + log n) plus the tool's own size (validation, a deep
+//     copy, comparison with the registered definition) plus the
+//     Searcher's Upsert; RegisterMany of m tools is m times that, with
+//     one Searcher call. The ordered ID sets behind listings are lists of
+//     blocks of at most 512 IDs, so an insertion or removal moves at most
+//     512 + n/512 slice entries: a few hundred even for 100,000 tools.
+//   - UnregisterBackend: O(m (b + log n)) for the m tools of that backend.
+//   - Get, GetAll: O(1) lookups, plus a deep copy of the tool and the
+//     selector's work.
+//   - List: O(log n + k) with no filter or one filter; with both a
+//     namespace and a backend filter, it walks the smaller of the two
+//     sets from the cursor and skips the tools that fail the other.
+//   - Namespaces: O(s log s) for s namespaces.
+//   - Search: the Searcher's cost (see [LexicalSearcher]) plus O(k).
+//   - OnChange delivery: O(subscribers) per event.
+//
+// Every operation is safe for concurrent use; readers share a read lock,
+// and a change holds the write lock while it updates the index and its
+// Searcher, so that both always agree.
+type MemoryIndex struct {
+	searcher Searcher
+	selector BackendSelector
+	sources  []registeredSource
+
+	// refreshMu serializes Refresh, so that listings taken at different
+	// times are never applied out of order.
+	refreshMu sync.Mutex
+
+	mu          sync.RWMutex
+	tools       map[string]*entry
+	ids         sortedSet             // every tool ID
+	byNamespace map[string]*sortedSet // namespace -> IDs; "" is left out
+	byBackend   map[string]*sortedSet // backend identity -> IDs
+	version     atomic.Uint64         // written under mu
+
+	notify notifier
+}
+
+var _ Index = (*MemoryIndex)(nil)
+
+// entry is a registered tool. Entries are never modified once in the
+// index: a change puts a new entry in place, which lets readers use an
+// entry after releasing the lock. Entries that share a definition share
+// the tool pointer, which is how a change tells whether the definition
+// changed.
+type entry struct {
+	tool     *toolmodel.Tool
+	backends []toolmodel.ToolBackend // registration order
+	summary  Summary
+}
+
+func newEntry(tool *toolmodel.Tool, backends []toolmodel.ToolBackend) *entry {
+	return &entry{tool: tool, backends: backends, summary: newSummary(tool, backends)}
+}
+
+// backendIndex returns the position of the backend of the given identity,
+// or -1.
+func (e *entry) backendIndex(identity string) int {
+	return slices.IndexFunc(e.backends, func(b toolmodel.ToolBackend) bool { return b.Identity() == identity })
+}
+
+// registeredSource is a Source given with WithSource.
+type registeredSource struct {
+	src  Source
+	opts []RegisterOption
+}
+
+// Option configures a [MemoryIndex].
+type Option func(*MemoryIndex)
+
+// WithSearcher makes the index search with s instead of a new
+// [LexicalSearcher]. s must start empty, and the index must be its only
+// writer: the index calls Upsert and Remove itself as tools change, so
+// that s always holds exactly the index's tools. A nil s is ignored.
+func WithSearcher(s Searcher) Option {
+	return func(ix *MemoryIndex) {
+		if s != nil {
+			ix.searcher = s
+		}
+	}
+}
+
+// WithSelector makes the index choose backends with s instead of
+// [DefaultSelector]. A nil s is ignored.
+func WithSelector(s BackendSelector) Option {
+	return func(ix *MemoryIndex) {
+		if s != nil {
+			ix.selector = s
+		}
+	}
+}
+
+// WithSource adds a source of tools, which [MemoryIndex.Refresh] lists
+// and reconciles with the index, registering its tools with opts. The
+// index starts without the source's tools: call Refresh to load them.
+// Sources are refreshed in the order they were given.
+func WithSource(src Source, opts ...RegisterOption) Option {
+	return func(ix *MemoryIndex) {
+		if src != nil {
+			ix.sources = append(ix.sources, registeredSource{src: src, opts: opts})
+		}
+	}
+}
+
+// New returns an empty index. Without options it searches with a new
+// [LexicalSearcher], selects backends with [DefaultSelector], and has no
+// source.
+func New(opts ...Option) *MemoryIndex {
+	ix := &MemoryIndex{
+		selector:    DefaultSelector{},
+		tools:       map[string]*entry{},
+		byNamespace: map[string]*sortedSet{},
+		byBackend:   map[string]*sortedSet{},
+	}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(ix)
+		}
+	}
+	if ix.searcher == nil {
+		ix.searcher = NewLexicalSearcher()
+	}
+	return ix
+}
+
+// opError returns an *errors.Error of code with op set.
+func opError(op string, code errors.Code, format string, args ...any) *errors.Error {
+	e := errors.Errorf(code, format, args...)
+	e.Op = op
+	return e
+}
+
+// ctxError returns ctx's error, classified, when ctx is done.
+func ctxError(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		e := errors.E(errors.CodeOf(err), err)
+		e.Op = op
+		return e
+	}
+	return nil
+}
+
+// prepare validates a registration and returns a copy that shares nothing
+// with the caller's.
+func prepare(reg *Registration) (Registration, error) {
+	if err := reg.Tool.Validate(); err != nil {
+		return Registration{}, err
+	}
+	if err := reg.Backend.Validate(); err != nil {
+		return Registration{}, err
+	}
+	return Registration{Tool: reg.Tool.Clone(), Backend: cloneBackend(reg.Backend)}, nil
+}
+
+// Register implements [Index].
+func (ix *MemoryIndex) Register(ctx context.Context, reg Registration, opts ...RegisterOption) error {
+	return ix.registerAll(ctx, "toolindex.Register", []Registration{reg}, opts)
+}
+
+// RegisterMany implements [Index].
+func (ix *MemoryIndex) RegisterMany(ctx context.Context, regs []Registration, opts ...RegisterOption) error {
+	return ix.registerAll(ctx, "toolindex.RegisterMany", regs, opts)
+}
+
+// RegisterMCPTools implements [Index].
+func (ix *MemoryIndex) RegisterMCPTools(ctx context.Context, namespace string, backend toolmodel.ToolBackend, tools []*mcp.Tool, opts ...RegisterOption) error {
+	const op = "toolindex.RegisterMCPTools"
+	regs := make([]Registration, len(tools))
+	for i, t := range tools {
+		if t == nil {
+			return opError(op, errors.InvalidArgument, "tools[%d] is nil", i)
+		}
+		tool, err := toolmodel.FromMCP(t, namespace)
+		if err != nil {
+			return opError(op, errors.InvalidArgument, "tools[%d]: %w", i, err)
+		}
+		regs[i] = Registration{Tool: tool, Backend: backend}
+	}
+	return ix.registerAll(ctx, op, regs, opts)
+}
+
+func (ix *MemoryIndex) registerAll(ctx context.Context, op string, regs []Registration, opts []RegisterOption) error {
+	if err := ctxError(ctx, op); err != nil {
+		return err
+	}
+	prepared := make([]Registration, len(regs))
+	for i := range regs {
+		p, err := prepare(&regs[i])
+		if err != nil {
+			if len(regs) > 1 {
+				return opError(op, errors.InvalidArgument, "registration %d: %w", i, err)
+			}
+			return err
+		}
+		prepared[i] = p
+	}
+	cfg := newRegisterConfig(opts)
+	return ix.change(ctx, op, func(tx *txn) error {
+		for i := range prepared {
+			if err := tx.register(&prepared[i], cfg); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// change stages a change under the write lock, commits it unless staging
+// failed, and then, without the lock, delivers the events.
+func (ix *MemoryIndex) change(ctx context.Context, op string, stage func(*txn) error) error {
+	ix.mu.Lock()
+	tx := ix.begin(op)
+	err := stage(tx)
+	if err == nil {
+		err = tx.commit(ctx)
+	}
+	ix.mu.Unlock()
+	ix.notify.deliver()
+	return err
+}
+
+// UnregisterBackend implements [Index].
+func (ix *MemoryIndex) UnregisterBackend(ctx context.Context, identity string) (int, error) {
+	const op = "toolindex.UnregisterBackend"
+	if err := ctxError(ctx, op); err != nil {
+		return 0, err
+	}
+	changed := 0
+	err := ix.change(ctx, op, func(tx *txn) error {
+		if set := ix.byBackend[identity]; set != nil {
+			set.ascend("", func(id string) bool {
+				tx.removeBackend(id, identity)
+				changed++
+				return true
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return changed, nil
+}
+
+// lookup returns the entry of a tool. The entry may be read without the
+// lock, since entries are never modified.
+func (ix *MemoryIndex) lookup(ctx context.Context, op, id string) (*entry, error) {
+	if err := ctxError(ctx, op); err != nil {
+		return nil, err
+	}
+	ix.mu.RLock()
+	e := ix.tools[id]
+	ix.mu.RUnlock()
+	if e == nil {
+		err := opError(op, errors.NotFound, "no tool %q", id)
+		err.ToolID = id
+		return nil, err
+	}
+	return e, nil
+}
+
+// Get implements [Index].
+func (ix *MemoryIndex) Get(ctx context.Context, id string, hints ...SelectHint) (toolmodel.Tool, toolmodel.ToolBackend, error) {
+	e, err := ix.lookup(ctx, "toolindex.Get", id)
+	if err != nil {
+		return toolmodel.Tool{}, toolmodel.ToolBackend{}, err
+	}
+	tool := e.tool.Clone()
+	backends := cloneBackends(e.backends)
+	backend, err := ix.selector.Select(ctx, &tool, backends, slices.Clone(hints))
+	if err != nil {
+		return toolmodel.Tool{}, toolmodel.ToolBackend{}, err
+	}
+	return tool, backend, nil
+}
+
+// GetAll implements [Index].
+func (ix *MemoryIndex) GetAll(ctx context.Context, id string) (toolmodel.Tool, []toolmodel.ToolBackend, error) {
+	e, err := ix.lookup(ctx, "toolindex.GetAll", id)
+	if err != nil {
+		return toolmodel.Tool{}, nil, err
+	}
+	return e.tool.Clone(), cloneBackends(e.backends), nil
+}
+
+// pageSize returns the page size a request's limit asks for.
+func pageSize(op string, limit int) (int, error) {
+	switch {
+	case limit < 0:
+		return 0, opError(op, errors.InvalidArgument, "limit %d is negative", limit)
+	case limit == 0:
+		return DefaultPageSize, nil
+	}
+	return min(limit, MaxPageSize), nil
+}
+
+// List implements [Index].
+func (ix *MemoryIndex) List(ctx context.Context, req ListRequest) (Page, error) {
+	const op = "toolindex.List"
+	if err := ctxError(ctx, op); err != nil {
+		return Page{}, err
+	}
+	limit, err := pageSize(op, req.Limit)
+	if err != nil {
+		return Page{}, err
+	}
+	fp := fingerprint(req.Namespace, req.Backend)
+	after := ""
+	if req.Cursor != "" {
+		if after, err = decodeListCursor(req.Cursor, fp); err != nil {
+			return Page{}, opError(op, errors.InvalidArgument, "%w", err)
+		}
+	}
+
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	walk, keep := ix.listPlan(req)
+	if walk == nil {
+		return Page{Items: []Summary{}}, nil
+	}
+	page := Page{Items: make([]Summary, 0, min(limit, walk.len()))}
+	walk.ascend(after, func(id string) bool {
+		e := ix.tools[id]
+		if !keep(e) {
+			return true
+		}
+		if len(page.Items) == limit {
+			page.NextCursor = encodeListCursor(fp, page.Items[limit-1].ID)
+			return false
+		}
+		page.Items = append(page.Items, e.summary.clone())
+		return true
+	})
+	return page, nil
+}
+
+// listPlan returns the set of IDs a listing walks, nil when it is empty,
+// and the test of the filter that the set does not apply itself. It walks
+// the smallest set that applies a filter.
+func (ix *MemoryIndex) listPlan(req ListRequest) (*sortedSet, func(*entry) bool) {
+	all := func(*entry) bool { return true }
+	nsSet, bkSet := &ix.ids, (*sortedSet)(nil)
+	if req.Namespace != "" {
+		if nsSet = ix.byNamespace[req.Namespace]; nsSet == nil {
+			return nil, all
+		}
+	}
+	if req.Backend == "" {
+		return nsSet, all
+	}
+	if bkSet = ix.byBackend[req.Backend]; bkSet == nil {
+		return nil, all
+	}
+	if req.Namespace == "" {
+		return bkSet, all
+	}
+	if nsSet.len() <= bkSet.len() {
+		return nsSet, func(e *entry) bool { return e.backendIndex(req.Backend) >= 0 }
+	}
+	return bkSet, func(e *entry) bool { return e.tool.Namespace == req.Namespace }
+}
+
+// Namespaces implements [Index].
+func (ix *MemoryIndex) Namespaces(ctx context.Context) ([]string, error) {
+	if err := ctxError(ctx, "toolindex.Namespaces"); err != nil {
+		return nil, err
+	}
+	ix.mu.RLock()
+	names := slices.Collect(maps.Keys(ix.byNamespace))
+	ix.mu.RUnlock()
+	slices.Sort(names)
+	if names == nil {
+		names = []string{}
+	}
+	return names, nil
+}
+
+// Search implements [Index].
+func (ix *MemoryIndex) Search(ctx context.Context, req SearchRequest) (Page, error) {
+	const op = "toolindex.Search"
+	if err := ctxError(ctx, op); err != nil {
+		return Page{}, err
+	}
+	limit, err := pageSize(op, req.Limit)
+	if err != nil {
+		return Page{}, err
+	}
+	fp := fingerprint(req.Query, req.Namespace)
+	offset := 0
+	if req.Cursor != "" {
+		if offset, err = decodeSearchCursor(req.Cursor, fp); err != nil {
+			return Page{}, opError(op, errors.InvalidArgument, "%w", err)
+		}
+	}
+
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	// One hit more than the page tells whether there is a next page.
+	hits, err := ix.searcher.Search(ctx, SearchQuery{Text: req.Query, Namespace: req.Namespace, Offset: offset, Limit: limit + 1})
+	if err != nil {
+		return Page{}, fmt.Errorf("%s: %w", op, err)
+	}
+	page := Page{Items: make([]Summary, 0, min(len(hits), limit))}
+	for i, h := range hits {
+		if i == limit {
+			// Rankings deeper than a cursor can hold end here.
+			if offset+limit <= maxSearchOffset {
+				page.NextCursor = encodeSearchCursor(fp, offset+limit)
+			}
+			break
+		}
+		// The searcher agrees with the index, since both change under
+		// the write lock; the check guards against a faulty Searcher.
+		if e := ix.tools[h.ID]; e != nil {
+			s := e.summary.clone()
+			s.Score = h.Score
+			page.Items = append(page.Items, s)
+		}
+	}
+	return page, nil
+}
+
+// OnChange implements [Index]. A nil fn subscribes nothing.
+func (ix *MemoryIndex) OnChange(fn func(ChangeEvent)) (unsubscribe func()) {
+	if fn == nil {
+		return func() {}
+	}
+	// Under the read lock, no change is half applied: every event above
+	// the version read is queued after the subscription exists or is
+	// delivered to it.
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.notify.subscribe(fn, ix.version.Load())
+}
+
+// Refresh implements [Index]. Each source is listed without holding the
+// index's lock, then reconciled atomically: its listed tools are
+// registered, and its backend is removed from the tools it no longer
+// lists. A listing in which a registration is invalid, has a backend of
+// another identity than the source's, or conflicts with another source's
+// definition (unless the source was given [Replace]) is refused as a
+// whole, and the source keeps its tools. When ctx is done during the
+// pass, the sources not yet refreshed are skipped.
+func (ix *MemoryIndex) Refresh(ctx context.Context) error {
+	const op = "toolindex.Refresh"
+	if err := ctxError(ctx, op); err != nil {
+		return err
+	}
+	ix.refreshMu.Lock()
+	defer ix.refreshMu.Unlock()
+	var errs []error
+	for _, s := range ix.sources {
+		if err := ctxError(ctx, op); err != nil {
+			errs = append(errs, err)
+			break
+		}
+		if err := ix.refreshSource(ctx, op, s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	// The refreshed event changes no tool, so its commit cannot fail.
+	_ = ix.change(ctx, op, func(tx *txn) error {
+		tx.events = append(tx.events, ChangeEvent{Kind: Refreshed})
+		return nil
+	})
+	return errors.Join(errs...)
+}
+
+func (ix *MemoryIndex) refreshSource(ctx context.Context, op string, s registeredSource) error {
+	identity := s.src.Identity()
+	regs, err := s.src.ListTools(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: source %s: %w", op, identity, err)
+	}
+	prepared := make([]Registration, len(regs))
+	listed := make(map[string]bool, len(regs))
+	for i := range regs {
+		p, err := prepare(&regs[i])
+		if err != nil {
+			return opError(op, errors.InvalidArgument, "source %s: registration %d: %w", identity, i, err)
+		}
+		if got := p.Backend.Identity(); got != identity {
+			return opError(op, errors.InvalidArgument, "source %s: registration %d has a backend of another identity, %s", identity, i, got)
+		}
+		prepared[i] = p
+		listed[p.Tool.ID()] = true
+	}
+	cfg := newRegisterConfig(s.opts)
+
+	return ix.change(ctx, op, func(tx *txn) error {
+		for i := range prepared {
+			if err := tx.register(&prepared[i], cfg); err != nil {
+				return fmt.Errorf("%s: source %s: %w", op, identity, err)
+			}
+		}
+		if set := ix.byBackend[identity]; set != nil {
+			set.ascend("", func(id string) bool {
+				if !listed[id] {
+					tx.removeBackend(id, identity)
+				}
+				return true
+			})
+		}
+		return nil
+	})
+}
+
+// Version implements [Index].
+func (ix *MemoryIndex) Version() uint64 { return ix.version.Load() }
+
+// Len returns the number of tools in the index.
+func (ix *MemoryIndex) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.tools)
+}

@@ -1,0 +1,114 @@
+package toolindex
+
+import (
+	"context"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+// SelectHint states a preference among a tool's backends. A backend
+// matches a hint when it has every property the hint sets; a hint that
+// sets nothing matches every backend.
+type SelectHint struct {
+	// Kind, when set, prefers backends of this kind.
+	Kind toolmodel.BackendKind `json:"kind,omitempty"`
+	// Backend, when set, prefers the backend of this identity
+	// ([toolmodel.ToolBackend.Identity]).
+	Backend string `json:"backend,omitempty"`
+}
+
+// Matches reports whether backend b has every property h sets.
+func (h SelectHint) Matches(b *toolmodel.ToolBackend) bool {
+	return (h.Kind == "" || b.Kind == h.Kind) && (h.Backend == "" || b.Identity() == h.Backend)
+}
+
+// BackendSelector chooses which of a tool's backends runs it.
+//
+// Select is given the tool, its backends (at least one, in registration
+// order) and the caller's hints, and returns one of the backends.
+// Implementations are safe for concurrent use and may read, but must not
+// keep or modify, their arguments. The index calls Select without holding
+// any lock, so a selector may block (for example to check a backend's
+// health), honouring ctx. An error is returned to the caller of
+// [Index.Get] as is.
+type BackendSelector interface {
+	// Select returns the backend that should run tool.
+	Select(ctx context.Context, tool *toolmodel.Tool, backends []toolmodel.ToolBackend, hints []SelectHint) (toolmodel.ToolBackend, error)
+}
+
+// BackendSelectorFunc adapts a function to a [BackendSelector].
+type BackendSelectorFunc func(ctx context.Context, tool *toolmodel.Tool, backends []toolmodel.ToolBackend, hints []SelectHint) (toolmodel.ToolBackend, error)
+
+var _ BackendSelector = BackendSelectorFunc(nil)
+
+// Select calls f.
+func (f BackendSelectorFunc) Select(ctx context.Context, tool *toolmodel.Tool, backends []toolmodel.ToolBackend, hints []SelectHint) (toolmodel.ToolBackend, error) {
+	return f(ctx, tool, backends, hints)
+}
+
+// DefaultSelector is the selector of an index created without
+// [WithSelector]. Hints are a list of preferences, tried in order: the
+// first hint that matches at least one backend restricts the choice to the
+// backends it matches. Hints that match no backend are ignored, so a
+// caller's preference never makes a tool unusable; a caller that requires
+// a backend checks the identity of the one it gets. Among the remaining
+// backends it picks by kind, local first, then provider, http, grpc, mcp
+// and other kinds, and among backends of one kind the first registered.
+// Its zero value is ready to use; it never blocks.
+type DefaultSelector struct{}
+
+var _ BackendSelector = DefaultSelector{}
+
+// kindRank orders backend kinds for the default selector: in-process
+// backends cost least and fail least, remote protocols cost more.
+func kindRank(k toolmodel.BackendKind) int {
+	switch k {
+	case toolmodel.BackendLocal:
+		return 0
+	case toolmodel.BackendProvider:
+		return 1
+	case toolmodel.BackendHTTP:
+		return 2
+	case toolmodel.BackendGRPC:
+		return 3
+	case toolmodel.BackendMCP:
+		return 4
+	}
+	return 5
+}
+
+// Select implements [BackendSelector]. It fails with [errors.NotFound]
+// only when backends is empty.
+func (DefaultSelector) Select(_ context.Context, tool *toolmodel.Tool, backends []toolmodel.ToolBackend, hints []SelectHint) (toolmodel.ToolBackend, error) {
+	if len(backends) == 0 {
+		e := errors.Errorf(errors.NotFound, "no backend to select from")
+		e.Op, e.ToolID = "toolindex.Select", tool.ID()
+		return toolmodel.ToolBackend{}, e
+	}
+	for _, h := range hints {
+		if best, ok := bestMatching(backends, h); ok {
+			return best, nil
+		}
+	}
+	best, _ := bestMatching(backends, SelectHint{})
+	return best, nil
+}
+
+// bestMatching returns the first backend of the best-ranked kind among the
+// backends that match h, and whether any does.
+func bestMatching(backends []toolmodel.ToolBackend, h SelectHint) (toolmodel.ToolBackend, bool) {
+	best := -1
+	for i := range backends {
+		if !h.Matches(&backends[i]) {
+			continue
+		}
+		if best < 0 || kindRank(backends[i].Kind) < kindRank(backends[best].Kind) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return toolmodel.ToolBackend{}, false
+	}
+	return backends[best], true
+}
