@@ -1,0 +1,132 @@
+package tooldocs_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/tooldocs"
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+const benchID = "github:create_issue"
+
+func BenchmarkDescribe(b *testing.B) {
+	ctx := context.Background()
+	entries := loadEntries(b)
+	owned := sampleStore(b)
+	resolved := tooldocs.NewStore(tooldocs.WithResolver(newCatalog(entries[0].Tool)))
+	require.NoError(b, resolved.Register(ctx, tooldocs.Entry{ToolID: benchID, Examples: entries[0].Examples, Notes: entries[0].Notes}))
+	for _, store := range []struct {
+		name string
+		s    *tooldocs.Store
+	}{{"registered", owned}, {"resolved", resolved}} {
+		for _, level := range tooldocs.Levels() {
+			b.Run(store.name+"/"+level.String(), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := store.s.Describe(ctx, benchID, level); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkDescribeScaling shows that describing a tool does not depend on
+// how many tools the Store holds.
+func BenchmarkDescribeScaling(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{100, 10_000} {
+		s := tooldocs.NewStore()
+		entries := make([]tooldocs.Entry, n)
+		for i := range entries {
+			tool := mustTool(b, searchToolJSON)
+			tool.Name = fmt.Sprintf("search%d", i)
+			entries[i] = tooldocs.Entry{Tool: tool}
+		}
+		require.NoError(b, s.RegisterMany(ctx, entries))
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.Describe(ctx, "docs:search7", tooldocs.LevelSchema); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkDescribeWithin(b *testing.B) {
+	ctx := context.Background()
+	s := sampleStore(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.DescribeWithin(ctx, benchID, 400); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRegister(b *testing.B) {
+	ctx := context.Background()
+	entry := loadEntries(b)[0]
+	s := tooldocs.NewStore()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Register(ctx, entry); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDeriveSchemaInfo(b *testing.B) {
+	entries := loadEntries(b)
+	for _, e := range entries[:2] {
+		schema, err := toolmodel.SchemaJSON(e.Tool.InputSchema)
+		require.NoError(b, err)
+		b.Run(e.Tool.ID(), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(schema)))
+			for b.Loop() {
+				if _, err := tooldocs.DeriveSchemaInfo(json.RawMessage(schema)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkMarkdown(b *testing.B) {
+	s := sampleStore(b)
+	for _, level := range tooldocs.Levels() {
+		doc, err := s.Describe(context.Background(), benchID, level)
+		require.NoError(b, err)
+		b.Run(level.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = doc.Markdown()
+			}
+		})
+	}
+}
+
+func BenchmarkEstimateTokens(b *testing.B) {
+	s := sampleStore(b)
+	for _, level := range tooldocs.Levels() {
+		doc, err := s.Describe(context.Background(), benchID, level)
+		require.NoError(b, err)
+		text := doc.Markdown()
+		b.Run(level.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				_ = tooldocs.EstimateTokens(text)
+			}
+		})
+	}
+}

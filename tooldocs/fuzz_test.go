@@ -1,0 +1,164 @@
+package tooldocs_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/tooldocs"
+)
+
+// FuzzParseDetailLevel parses arbitrary text: it never panics, accepts
+// only the three names, rejects the rest with invalid_argument, and every
+// accepted level prints back to its canonical name.
+func FuzzParseDetailLevel(f *testing.F) {
+	for _, s := range []string{"summary", "schema", "full", " Full ", "", "ful", "SUMMARY\n", "DetailLevel(1)", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		level, err := tooldocs.ParseDetailLevel(s)
+		if err != nil {
+			if !errors.Is(err, errors.ErrInvalidArgument) {
+				t.Fatalf("ParseDetailLevel(%q): error %v is not invalid_argument", s, err)
+			}
+			return
+		}
+		if !level.Valid() {
+			t.Fatalf("ParseDetailLevel(%q) = undefined level %d", s, int(level))
+		}
+		if name := level.String(); !strings.EqualFold(strings.TrimSpace(s), name) {
+			t.Fatalf("ParseDetailLevel(%q) = %s", s, name)
+		}
+		again, err := tooldocs.ParseDetailLevel(level.String())
+		if err != nil || again != level {
+			t.Fatalf("level %s does not round-trip: %v, %v", level, again, err)
+		}
+	})
+}
+
+// schemaSeeds are schemas that exercise the derivation's branches.
+var schemaSeeds = []string{
+	`{"type":"object","properties":{"a":{"type":["string","null"]},"b":{"$ref":"#/$defs/B"}},"required":["a","c"],"$defs":{"B":{"type":"array","items":{"$ref":"#/$defs/B"}}}}`,
+	`{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"p":{"$ref":"#/definitions/P"}},"definitions":{"P":{"allOf":[{"$ref":"#"}],"anyOf":[{"type":"integer"},{"const":null}]}}}`,
+	`{"allOf":[{"$ref":"#/allOf/0"}],"oneOf":[{"$ref":"#/oneOf/0"}],"properties":{"x":{"$ref":"#/properties/x"}}}`,
+	`{"properties":{"e":{"enum":[1,"a",null,{"k":[true]}],"default":{"d":1}},"n":{"nullable":true,"minimum":0},"t":{"type":"array","items":[{"type":"string"}]}}}`,
+	`{"properties":{"a~b":{"$ref":"#/properties/a~0b"},"c/d":{"$ref":"#/properties/c~1d"},"%":{"$ref":"#/properties/%25"}}}`,
+	`true`, `false`, `{}`, `[]`, `null`, `{"type":5}`, `{"properties":[]}`,
+}
+
+// FuzzDeriveSchemaInfo derives digests from arbitrary JSON: it never
+// panics, fails only with invalid_argument, and what it derives is
+// consistent (required names are required parameters) and renders.
+func FuzzDeriveSchemaInfo(f *testing.F) {
+	for _, s := range schemaSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		info, err := tooldocs.DeriveSchemaInfo(json.RawMessage(data))
+		if err != nil {
+			if !errors.Is(err, errors.ErrInvalidArgument) {
+				t.Fatalf("DeriveSchemaInfo(%s): error %v is not invalid_argument", data, err)
+			}
+			return
+		}
+		var required []string
+		for _, p := range info.Params {
+			if p.Required {
+				required = append(required, p.Name)
+			}
+		}
+		if strings.Join(required, "\x00") != strings.Join(info.Required, "\x00") {
+			t.Fatalf("Required %q does not match the required params %q", info.Required, required)
+		}
+		if _, err := json.Marshal(info); err != nil {
+			t.Fatalf("SchemaInfo does not marshal: %v", err)
+		}
+		doc := tooldocs.Doc{Level: tooldocs.LevelSchema, ID: "fuzz", Input: info, Output: info}
+		_ = doc.Markdown()
+	})
+}
+
+// FuzzSignature renders signatures of tools with arbitrary input schemas:
+// the signature is one line, starts with the tool's ID and lists every
+// parameter, optional ones marked.
+func FuzzSignature(f *testing.F) {
+	for _, s := range schemaSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"properties":{"a\nb":{"description":"multi\nline"},"c":{"enum":["x\ny"]}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		info, err := tooldocs.DeriveSchemaInfo(json.RawMessage(data))
+		if err != nil {
+			return
+		}
+		doc := tooldocs.Doc{Level: tooldocs.LevelSchema, ID: "ns:tool", Input: info}
+		sig := doc.Signature()
+		if !utf8.ValidString(sig) && utf8.Valid(data) {
+			t.Fatalf("signature %q is not valid UTF-8", sig)
+		}
+		if !strings.HasPrefix(sig, "ns:tool(") || !strings.HasSuffix(sig, ")") {
+			t.Fatalf("signature %q is not ns:tool(...)", sig)
+		}
+		for _, p := range info.Params {
+			mark := p.Name + ": "
+			if !p.Required {
+				mark = p.Name + "?: "
+			}
+			if !strings.Contains(sig, mark) {
+				t.Fatalf("signature %q misses parameter %q", sig, mark)
+			}
+		}
+		if strings.Contains(sig, "\n") && !strings.Contains(string(data), `\n`) && !strings.Contains(string(data), "\n") {
+			t.Fatalf("signature %q spans lines", sig)
+		}
+	})
+}
+
+// FuzzSummarize cuts arbitrary descriptions: the summary is one line,
+// within the limit, and a prefix of the description's words.
+func FuzzSummarize(f *testing.F) {
+	f.Add("Create an issue. Then more.", 10)
+	f.Add("# Title\n\nBody e.g. this. Next", 0)
+	f.Add("Überprüfe die Größe", 3)
+	f.Fuzz(func(t *testing.T, s string, limit int) {
+		limit %= 500
+		got := tooldocs.Summarize(s, limit)
+		if strings.ContainsAny(got, "\n\r") {
+			t.Fatalf("Summarize(%q) = %q spans lines", s, got)
+		}
+		if limit > 0 && utf8.RuneCountInString(got) > limit {
+			t.Fatalf("Summarize(%q, %d) = %q is too long", s, limit, got)
+		}
+	})
+}
+
+// FuzzEstimateTokens checks the estimator's contract on arbitrary text:
+// zero only for text of single spaces, never negative, and never smaller
+// for a text than for a prefix of it that ends between runes.
+func FuzzEstimateTokens(f *testing.F) {
+	f.Add("## tool\n`{\"a\":1}` 天气 🙂", 5)
+	f.Fuzz(func(t *testing.T, s string, cut int) {
+		n := tooldocs.EstimateTokens(s)
+		if n < 0 {
+			t.Fatalf("EstimateTokens(%q) = %d", s, n)
+		}
+		if cut < 0 {
+			cut = -cut
+		}
+		if len(s) > 0 {
+			cut %= len(s)
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			prefix := s[:cut]
+			if p := tooldocs.EstimateTokens(prefix); p > n {
+				t.Fatalf("EstimateTokens(%q) = %d > EstimateTokens(%q) = %d", prefix, p, s, n)
+			}
+		}
+		if strings.Trim(s, " ") != "" && n == 0 {
+			t.Fatalf("EstimateTokens(%q) = 0", s)
+		}
+	})
+}
