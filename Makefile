@@ -1,0 +1,215 @@
+# The one entry point for building, testing, linting and releasing every
+# module of the workspace. `make help` lists the targets; `make check` is the
+# full gate that CI (.ci/run) runs.
+#
+# The module list comes from versions.yaml (scripts/modules.sh), never from
+# this file. From the root, `./...` does not work in a workspace without a
+# root module, so workspace-wide commands use Go's `work` pattern (every
+# package of every module in go.work); per-module commands loop over the dirs.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+GO ?= go
+MODULES := $(shell bash scripts/modules.sh)
+ifeq ($(strip $(MODULES)),)
+$(error no modules: scripts/modules.sh could not read versions.yaml)
+endif
+
+# Tools the Makefile installs itself, pinned, into ./bin (gitignored).
+BIN := $(CURDIR)/bin
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+GOVULNCHECK_VERSION := v1.8.0
+GOVULNCHECK := $(BIN)/govulncheck-$(GOVULNCHECK_VERSION)
+
+# Knobs: `make fuzz-smoke FUZZTIME=10s`, `make bench BENCH=Search BENCHCOUNT=6`.
+FUZZTIME ?= 3s
+BENCH ?= .
+BENCHTIME ?= 1s
+BENCHCOUNT ?= 1
+COVERPROFILE ?= coverage.out
+RUN_PKG ?= ./toolserver/cmd/metatools
+ARGS ?= serve --http 127.0.0.1:8080
+# A release dry run needs a version above every module's: the highest minor + 1.
+RELEASE_CHECK_VERSION ?= $(shell bash scripts/modules.sh --next-minor)
+
+# Prints a section header so that long `make check` logs stay readable.
+banner = printf '\n==> %s\n' "$(1)"
+
+.PHONY: help
+help: ## List the targets.
+	@awk 'BEGIN { FS = ":.*## " } /^[a-zA-Z_-]+:.*## / { printf "  %-16s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@printf '\nModules (versions.yaml): %s\n' "$(MODULES)"
+
+.PHONY: check
+check: ## The full gate (README's test command; CI runs it).
+	@$(MAKE) workspace-check
+	@$(MAKE) test-scripts
+	@$(MAKE) fmt-check
+	@$(MAKE) vet
+	@$(MAKE) lint
+	@$(MAKE) test
+	@$(MAKE) test-modules
+	@$(MAKE) release-check
+	@$(MAKE) fuzz-smoke
+	@$(call banner,check: all passed)
+
+.PHONY: build
+build: ## Build every package of every module.
+	@$(call banner,go build work)
+	$(GO) build work
+
+# The end-to-end tests of toolserver run real third-party MCP software from
+# the npm registry, pinned in toolserver/e2e/package-lock.json.
+E2E_DIR := toolserver/e2e
+
+.PHONY: e2e-deps
+e2e-deps: $(E2E_DIR)/node_modules/.package-lock.json ## Install the npm packages of the end-to-end tests.
+
+$(E2E_DIR)/node_modules/.package-lock.json: $(E2E_DIR)/package-lock.json
+	@$(call banner,npm ci ($(E2E_DIR)))
+	npm ci --prefix $(E2E_DIR) --no-audit --no-fund
+	@touch $@
+
+.PHONY: test
+test: e2e-deps ## Race tests of every module in one run (shuffled order).
+	@$(call banner,go test -race -shuffle=on work)
+	$(GO) test -race -shuffle=on work
+
+.PHONY: test-modules
+test-modules: e2e-deps ## Each module alone (GOWORK=off): tidy, build, race tests.
+	@failed=; \
+	for m in $(MODULES); do \
+	  $(call banner,$$m (GOWORK=off): go mod tidy -diff / go build / go test -race); \
+	  if ! (cd "$$m" && export GOWORK=off && \
+	        $(GO) mod tidy -diff && $(GO) build ./... && $(GO) test -race ./...); then \
+	    failed="$$failed $$m"; \
+	  fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "test-modules: FAILED in:$$failed" >&2; exit 1; fi
+
+.PHONY: vet
+vet: ## go vet every module.
+	@$(call banner,go vet work)
+	$(GO) vet work
+
+# testdata/ is skipped: it may hold deliberately unformatted Go (golden files).
+.PHONY: fmt-check
+fmt-check: ## Fail when gofmt would change a file.
+	@$(call banner,gofmt -l)
+	@out=$$(find $(MODULES) -name '*.go' -not -path '*/testdata/*' -exec gofmt -l {} +); \
+	if [ -n "$$out" ]; then echo "gofmt would change (run make fmt):"; echo "$$out"; exit 1; fi
+
+.PHONY: fmt
+fmt: $(GOLANGCI_LINT) ## Format every module (gofmt + goimports grouping).
+	@for m in $(MODULES); do \
+	  (cd "$$m" && $(GOLANGCI_LINT) fmt --config $(CURDIR)/.golangci.yml ./...); \
+	done
+
+# --allow-serial-runners: wait for another golangci-lint on this machine (it
+# locks its cache) instead of failing.
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## golangci-lint (pinned, installed into ./bin) in each module.
+	@$(call banner,golangci-lint $(GOLANGCI_LINT_VERSION) config verify)
+	@$(GOLANGCI_LINT) config verify --config $(CURDIR)/.golangci.yml
+	@failed=; \
+	for m in $(MODULES); do \
+	  $(call banner,golangci-lint $$m); \
+	  (cd "$$m" && $(GOLANGCI_LINT) run --allow-serial-runners --config $(CURDIR)/.golangci.yml ./...) || failed="$$failed $$m"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "lint: FAILED in:$$failed" >&2; exit 1; fi
+
+.PHONY: lint-config
+lint-config: $(GOLANGCI_LINT) ## Validate .golangci.yml against the linter's schema.
+	$(GOLANGCI_LINT) config verify --config $(CURDIR)/.golangci.yml
+
+# Installed under a versioned name, so bumping GOLANGCI_LINT_VERSION
+# reinstalls; `go install pkg@version` ignores go.work and the modules.
+$(GOLANGCI_LINT):
+	@$(call banner,installing golangci-lint $(GOLANGCI_LINT_VERSION) into ./bin (first run only; a few minutes))
+	@mkdir -p $(BIN)/.install
+	GOBIN=$(BIN)/.install $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	@mv $(BIN)/.install/golangci-lint $@
+
+$(GOVULNCHECK):
+	@mkdir -p $(BIN)/.install
+	GOBIN=$(BIN)/.install $(GO) install golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION)
+	@mv $(BIN)/.install/govulncheck $@
+
+.PHONY: vulncheck
+vulncheck: $(GOVULNCHECK) ## govulncheck each module (needs the vulnerability database: CI only).
+	@failed=; \
+	for m in $(MODULES); do \
+	  $(call banner,govulncheck $$m); \
+	  (cd "$$m" && $(GOVULNCHECK) ./...) || failed="$$failed $$m"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "vulncheck: FAILED in:$$failed" >&2; exit 1; fi
+
+.PHONY: workspace-check
+workspace-check: ## versions.yaml, go.work, folders and go.mod files agree.
+	@$(call banner,workspace-check)
+	@bash scripts/workspace-check.sh
+
+.PHONY: test-scripts
+test-scripts: ## Tests of scripts/*.sh (+ shellcheck when it is installed).
+	@$(call banner,scripts/workspace-check_test.sh)
+	@bash scripts/workspace-check_test.sh
+	@if command -v shellcheck >/dev/null; then \
+	  $(call banner,shellcheck); shellcheck -x scripts/*.sh .ci/run && echo "shellcheck: ok"; \
+	else echo "(shellcheck not installed: skipped)"; fi
+
+.PHONY: bench
+bench: ## Benchmarks (BENCH, BENCHTIME, BENCHCOUNT); pipe to a file for benchstat.
+	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) -benchmem work
+
+.PHONY: bench-smoke
+bench-smoke: ## Every benchmark once, to prove it runs.
+	@$(call banner,bench-smoke)
+	$(GO) test -run='^$$' -bench=. -benchtime=1x work
+
+# `go test -fuzz` takes one target in one package per run, so list the
+# targets (`go test -list`, which honours build tags) and loop over them.
+.PHONY: fuzz-smoke
+fuzz-smoke: ## Run every Fuzz target of every module for FUZZTIME each.
+	@$(call banner,fuzz-smoke ($(FUZZTIME) per target))
+	@targets=$$($(GO) test -list='^Fuzz' work | \
+	  awk '/^Fuzz/ { names = names " " $$1; next } \
+	       /^ok[ \t]/ { n = split(names, a, " "); for (i = 1; i <= n; i++) print $$2, a[i]; names = "" }') || \
+	  { echo "fuzz-smoke: listing the Fuzz targets failed (does every test package build?)" >&2; exit 1; }; \
+	if [ -z "$$targets" ]; then echo "fuzz-smoke: no Fuzz targets found"; exit 0; fi; \
+	count=0; \
+	while read -r pkg target; do \
+	  count=$$((count + 1)); \
+	  echo "--- $$pkg $$target"; \
+	  $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) "$$pkg"; \
+	done <<< "$$targets"; \
+	echo "fuzz-smoke: $$count target(s) ok"
+
+.PHONY: cover
+cover: ## Coverage of every module into $(COVERPROFILE) (+ .html).
+	@$(call banner,cover)
+	$(GO) test -covermode=atomic -coverprofile=$(COVERPROFILE) work
+	$(GO) tool cover -html=$(COVERPROFILE) -o $(COVERPROFILE:.out=.html)
+	@$(GO) tool cover -func=$(COVERPROFILE) | tail -n 1
+
+.PHONY: release-check
+release-check: ## The release script's own test, then a dry run of releasing every module.
+	@$(call banner,scripts/release_test.sh)
+	@bash scripts/release_test.sh
+	@$(call banner,scripts/release.sh --all $(RELEASE_CHECK_VERSION) (dry run))
+	@bash scripts/release.sh --allow-dirty --all $(RELEASE_CHECK_VERSION)
+
+.PHONY: run
+run: ## The main job: the metatools server on its built-in catalogue, at http://127.0.0.1:8080/mcp.
+	$(GO) run $(RUN_PKG) $(ARGS)
+
+.PHONY: tidy
+tidy: ## go mod tidy in each module (GOWORK=off, as the module is published).
+	@for m in $(MODULES); do (cd "$$m" && echo "tidy $$m" && GOWORK=off $(GO) mod tidy); done
+
+.PHONY: clean
+clean: ## Remove ./bin and coverage files.
+	rm -rf $(BIN) $(COVERPROFILE) $(COVERPROFILE:.out=.html)

@@ -1,0 +1,125 @@
+# shellcheck shell=bash
+# Shared helpers for the repository's scripts. Source it; do not run it.
+#
+# versions.yaml has a fixed, deliberately simple format, so it is parsed
+# with awk rather than with a YAML library (nothing to install):
+#
+#   prefix: github.com/metatools-go/metatools
+#   modules:
+#     - dir: errors
+#       version: 0.0.0
+#
+# The order of the modules is the release (DAG) order. Version 0.0.0 means
+# "never released". Only bash, awk and git are needed (bash 3.2 is enough:
+# no associative arrays), so the scripts also run on a stock macOS.
+
+# die prints its arguments to stderr and exits 1.
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# vy_prefix FILE prints the module path prefix.
+vy_prefix() {
+	awk '
+		/^prefix:/ {
+			sub(/^prefix:[ \t]*/, ""); sub(/[ \t]+#.*$/, ""); gsub(/["\047]/, "")
+			print; found = 1; exit
+		}
+		END { if (!found) exit 1 }
+	' "$1" || die "$1: no prefix: line"
+}
+
+# vy_modules FILE prints "dir version" for every module, in file order, and
+# fails on an entry without a version or a version that is not X.Y.Z.
+vy_modules() {
+	awk '
+		function clean(s) { sub(/[ \t]+#.*$/, "", s); gsub(/["\047 \t]/, "", s); return s }
+		function flush() {
+			if (dir == "") return
+			if (ver == "") { printf "%s: module %s has no version\n", FILENAME, dir > "/dev/stderr"; bad = 1 }
+			else if (ver !~ /^[0-9]+\.[0-9]+\.[0-9]+$/) { printf "%s: module %s: version %s is not X.Y.Z\n", FILENAME, dir, ver > "/dev/stderr"; bad = 1 }
+			print dir, ver
+			dir = ""; ver = ""
+		}
+		/^[ \t]*-[ \t]*dir:/ { flush(); line = $0; sub(/^[ \t]*-[ \t]*dir:/, "", line); dir = clean(line); next }
+		/^[ \t]+version:/ && dir != "" { line = $0; sub(/^[ \t]+version:/, "", line); ver = clean(line); next }
+		END { flush(); exit bad }
+	' "$1"
+}
+
+# vy_set_version FILE DIR VERSION rewrites the version of one module in
+# place, keeping every other byte of the file.
+vy_set_version() {
+	local tmp
+	tmp=$(mktemp "${1}.XXXXXX")
+	awk -v want="$2" -v ver="$3" '
+		/^[ \t]*-[ \t]*dir:/ {
+			d = $0; sub(/^[ \t]*-[ \t]*dir:[ \t]*/, "", d); sub(/[ \t]+#.*$/, "", d); gsub(/["\047 \t]/, "", d)
+			cur = d
+		}
+		/^[ \t]+version:/ && cur == want {
+			match($0, /^[ \t]+version:[ \t]*/)
+			$0 = substr($0, 1, RLENGTH) ver
+			done = 1; cur = ""
+		}
+		{ print }
+		END { if (!done) exit 1 }
+	' "$1" >"$tmp" || {
+		rm -f "$tmp"
+		die "$1: module $2 not found"
+	}
+	mv "$tmp" "$1"
+}
+
+# gomod_requires GOMOD PREFIX prints "path version" for every require line
+# (direct or // indirect, single-line or block form) of a module under
+# PREFIX/.
+gomod_requires() {
+	awk -v prefix="$2/" '
+		/^require[ \t]*\([ \t]*$/ { inblock = 1; next }
+		inblock && /^[ \t]*\)/ { inblock = 0; next }
+		inblock { if (index($1, prefix) == 1) print $1, $2; next }
+		/^require[ \t]/ { if (index($2, prefix) == 1) print $2, $3 }
+	' "$1"
+}
+
+# gomod_replaces GOMOD PREFIX prints "oldpath newpath" for every replace
+# line whose old path is under PREFIX/.
+gomod_replaces() {
+	awk -v prefix="$2/" '
+		function emit(old, arrow_at) {
+			if (index(old, prefix) != 1) return
+			for (i = arrow_at + 1; i <= NF; i++) new = (i == arrow_at + 1 ? $i : new " " $i)
+			print old, new
+		}
+		/^replace[ \t]*\([ \t]*$/ { inblock = 1; next }
+		inblock && /^[ \t]*\)/ { inblock = 0; next }
+		inblock { for (a = 1; a <= NF; a++) if ($a == "=>") { emit($1, a); break }; next }
+		/^replace[ \t]/ { for (a = 2; a <= NF; a++) if ($a == "=>") { emit($2, a); break } }
+	' "$1"
+}
+
+# semver_cmp A B prints -1, 0 or 1 comparing two X.Y.Z versions (a leading
+# "v" is ignored).
+semver_cmp() {
+	local a=${1#v} b=${2#v} i
+	local -a x y
+	IFS=. read -r -a x <<<"$a"
+	IFS=. read -r -a y <<<"$b"
+	for i in 0 1 2; do
+		if ((10#${x[i]} < 10#${y[i]})); then
+			echo -1
+			return
+		elif ((10#${x[i]} > 10#${y[i]})); then
+			echo 1
+			return
+		fi
+	done
+	echo 0
+}
+
+# is_semver V succeeds when V is X.Y.Z or vX.Y.Z (no pre-release, no build).
+is_semver() {
+	[[ $1 =~ ^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$ ]]
+}

@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# Tests scripts/release.sh against throw-away git repositories: three fake
+# modules (alpha <- beta <- gamma) with a versions.yaml, CHANGELOGs and a
+# bare repository as origin. Self-contained (needs bash, git, go), takes a
+# few seconds, and exits non-zero on any failed check.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+release=$here/release.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Isolate git from the user's configuration (signing, hooks, templates).
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME=release-test GIT_AUTHOR_EMAIL=release-test@example.com
+export GIT_COMMITTER_NAME=release-test GIT_COMMITTER_EMAIL=release-test@example.com
+export RELEASE_DATE=2026-01-02
+unset GIT_DIR GIT_WORK_TREE
+
+passed=0 failed=0
+pass() {
+	passed=$((passed + 1))
+	printf 'ok   %s\n' "$1"
+}
+fail() {
+	failed=$((failed + 1))
+	printf 'FAIL %s\n' "$1"
+	[[ -z ${2:-} ]] || printf '%s\n' "$2" | sed 's/^/     | /'
+}
+# check DESC CMD...: passes when CMD succeeds.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then pass "$desc"; else fail "$desc"; fi
+}
+# run_ok DESC ARGS...: release.sh ARGS must succeed; output in $out.
+run_ok() {
+	local desc=$1
+	shift
+	if out=$(bash "$release" "$@" 2>&1); then pass "$desc"; else fail "$desc (exit $?)" "$out"; fi
+}
+# run_refused DESC PATTERN ARGS...: release.sh ARGS must fail, printing PATTERN.
+run_refused() {
+	local desc=$1 pattern=$2
+	shift 2
+	if out=$(bash "$release" "$@" 2>&1); then
+		fail "$desc (it succeeded)" "$out"
+	elif ! grep -qF -- "$pattern" <<<"$out"; then
+		fail "$desc (no '$pattern' in the output)" "$out"
+	else
+		pass "$desc"
+	fi
+}
+# snapshot: everything a release may change (commits, tags, files, index).
+snapshot() {
+	{
+		git rev-parse -q --verify HEAD || true
+		git tag -l
+		git status --porcelain
+		cat versions.yaml ./*/go.mod ./*/CHANGELOG.md
+	} | cksum
+}
+
+# new_repo NAME: a repository with the three modules, committed and pushed
+# to a bare origin; leaves the shell in it.
+new_repo() {
+	local dir=$tmp/$1
+	git init -q --bare "$dir.origin.git"
+	git init -q -b main "$dir"
+	cd "$dir"
+	git remote add origin "$dir.origin.git"
+	cat >versions.yaml <<'EOF'
+# test fixture
+prefix: example.com/fake
+modules:
+  - dir: alpha
+    version: 0.0.0
+  - dir: beta
+    version: 0.0.0
+  - dir: gamma
+    version: 0.0.0
+EOF
+	mkdir alpha beta gamma
+	printf 'module example.com/fake/alpha\n\ngo 1.25.0\n' >alpha/go.mod
+	cat >beta/go.mod <<'EOF'
+module example.com/fake/beta
+
+go 1.25.0
+
+require example.com/fake/alpha v0.0.0
+
+replace example.com/fake/alpha => ../alpha
+EOF
+	cat >gamma/go.mod <<'EOF'
+module example.com/fake/gamma
+
+go 1.25.0
+
+require example.com/fake/beta v0.0.0
+
+require example.com/fake/alpha v0.0.0 // indirect
+
+replace (
+	example.com/fake/alpha => ../alpha
+	example.com/fake/beta => ../beta
+)
+EOF
+	local m
+	for m in alpha beta gamma; do
+		printf '# Changelog\n\n## Unreleased\n\n### Added\n\n- %s: first feature\n' "$m" >"$m/CHANGELOG.md"
+	done
+	git add -A
+	git commit -q -m "initial"
+	git push -q origin main
+}
+
+# ------------------------------------------------------------------ dry run
+new_repo dry
+before=$(snapshot)
+run_ok "dry run --all succeeds" --all 0.1.0
+check "dry run lists the modules in versions.yaml order" \
+	test "$(grep -o '^\[[0-9]/3\] [a-z]*' <<<"$out" | tr '\n' ' ')" = "[1/3] alpha [2/3] beta [3/3] gamma "
+check "dry run plans the require update of beta" \
+	grep -qF "beta/go.mod: require example.com/fake/alpha v0.0.0 -> v0.1.0" <<<"$out"
+check "dry run plans gamma's indirect require too" \
+	grep -qF "gamma/go.mod: require example.com/fake/alpha v0.0.0 -> v0.1.0" <<<"$out"
+check "dry run plans the commit and the tag" \
+	grep -qF 'git tag -a gamma/v0.1.0' <<<"$out"
+check "dry run says it changed nothing" grep -qF "dry run: nothing was changed" <<<"$out"
+check "dry run changes nothing" test "$(snapshot)" = "$before"
+check "dry run pushes nothing" test -z "$(git ls-remote --tags origin)"
+run_ok "a leading v is accepted" --all v0.1.0
+
+# ------------------------------------------------------------------ refusals
+run_refused "refuses a module whose required sibling is unreleased" \
+	"beta requires alpha, which is not released yet" beta 0.1.0
+run_refused "refuses an unknown module" "not in versions.yaml" delta 0.1.0
+run_refused "refuses a version that is not X.Y.Z" "is not X.Y.Z" alpha 0.1
+run_refused "refuses a major version >= 2" "module path" alpha 2.0.0
+run_refused "refuses --allow-dirty outside a dry run" "dry runs only" --apply --allow-dirty alpha 0.1.0
+
+echo "- local edit" >>alpha/CHANGELOG.md
+run_refused "refuses a dirty tree (modified file), dry run" "work tree is not clean" alpha 0.1.0
+run_refused "refuses a dirty tree (modified file), --apply" "work tree is not clean" --apply alpha 0.1.0
+run_ok "--allow-dirty lets a dry run go on" --allow-dirty alpha 0.1.0
+for i in $(seq 1 2000); do echo "$i" >"stray-$i.txt"; done
+run_ok "--allow-dirty copes with a long list of changes" --allow-dirty --all 0.1.0
+check "a long list of changes is shortened" grep -qF "... and 1991 more" <<<"$out"
+rm stray-*.txt
+git checkout -q -- alpha/CHANGELOG.md
+touch stray.txt
+run_refused "refuses a dirty tree (untracked file)" "work tree is not clean" --apply alpha 0.1.0
+rm stray.txt
+
+git mv -f alpha/CHANGELOG.md alpha/NOTES.md && git commit -q -m "no changelog"
+run_refused "refuses a module without CHANGELOG.md" "alpha/CHANGELOG.md not found" alpha 0.1.0
+git reset -q --hard HEAD~1
+
+git checkout -q -b feature
+run_refused "refuses --apply from another branch than main" "releases are made from main" --apply alpha 0.1.0
+git checkout -q main
+
+# ------------------------------------------------------------------ --apply
+before=$(snapshot)
+run_ok "--apply alpha 0.1.0 succeeds" --apply alpha 0.1.0
+check "--apply creates an annotated tag" test "$(git cat-file -t alpha/v0.1.0 2>&1)" = tag
+check "--apply tags the release commit" test "$(git rev-parse 'alpha/v0.1.0^{commit}')" = "$(git rev-parse HEAD)"
+check "--apply commits 'alpha: release v0.1.0'" test "$(git log -1 --format=%s)" = "alpha: release v0.1.0"
+check "--apply leaves a clean tree" test -z "$(git status --porcelain)"
+check "--apply updates versions.yaml" grep -qE '^    version: 0\.1\.0$' <(sed -n '/dir: alpha/,/version/p' versions.yaml)
+check "--apply leaves the other versions alone" test "$(grep -c 'version: 0.0.0' versions.yaml)" = 2
+expected_changelog=$(printf '# Changelog\n\n## Unreleased\n\n## v0.1.0 — 2026-01-02\n\n### Added\n\n- alpha: first feature\n')
+check "--apply moves Unreleased under the version heading" test "$(cat alpha/CHANGELOG.md)" = "$expected_changelog"
+check "the tag message carries the changelog" grep -qF "alpha: first feature" <(git tag -l --format='%(contents)' alpha/v0.1.0)
+check "--apply pushes nothing" test -z "$(git ls-remote --tags origin)"
+check "--apply changed the repository" test "$(snapshot)" != "$before"
+
+run_refused "refuses an existing tag" "tag alpha/v0.1.0 already exists" alpha 0.1.0
+run_refused "refuses a version that does not increase" "not greater than its current version 0.1.0" alpha 0.0.9
+run_refused "refuses gamma while beta (required) is unreleased" "gamma requires beta, which is not released yet" gamma 0.1.0
+
+# ------------------------------------------------------------------ --push
+run_ok "--push beta 0.1.0 succeeds (alpha is tagged)" --push beta 0.1.0
+check "beta now requires alpha v0.1.0" grep -qF "require example.com/fake/alpha v0.1.0" beta/go.mod
+check "beta keeps its replace line" grep -qF "replace example.com/fake/alpha => ../alpha" beta/go.mod
+check "--push pushed main" test "$(git ls-remote origin refs/heads/main | cut -f1)" = "$(git rev-parse HEAD)"
+check "--push pushed beta's tag" test -n "$(git ls-remote --tags origin refs/tags/beta/v0.1.0)"
+check "--push pushed no other tag" test "$(git ls-remote --tags origin | grep -vc '\^{}$')" = 1
+
+# A tag that exists only on origin (pushed by someone else) is refused too.
+git push -q origin "HEAD:refs/tags/gamma/v0.1.0"
+run_refused "refuses a tag that exists on origin" "gamma/v0.1.0 already exists on origin" --push gamma 0.1.0
+run_ok "gamma 0.2.0 is fine" --push gamma 0.2.0
+check "gamma requires beta and alpha at their released versions" \
+	test "$(grep -c 'example.com/fake/[a-z]* v0.1.0' gamma/go.mod)" = 2
+check "gamma's indirect require keeps its comment" grep -qF "example.com/fake/alpha v0.1.0 // indirect" gamma/go.mod
+
+# A sibling recorded as released whose tag is missing is refused.
+new_repo missing-tag
+sed -i.bak 's/version: 0.0.0/version: 0.1.0/' versions.yaml && rm versions.yaml.bak
+git commit -q -am "claim 0.1.0 without tags"
+run_refused "refuses a sibling whose recorded tag is missing" "whose tag alpha/v0.1.0" beta 0.2.0
+
+# versions.yaml must list a module after what it requires.
+new_repo order
+awk '/dir: alpha/ { a = $0; getline; av = $0; next } /dir: beta/ { print; getline; print; print a; print av; next } { print }' \
+	versions.yaml >v.tmp && mv v.tmp versions.yaml
+git commit -q -am "wrong order"
+run_refused "refuses a module listed before a sibling it requires" "beta requires alpha, which versions.yaml lists after it" --all 0.1.0
+
+# ------------------------------------------------------------------ --all --push
+new_repo all
+run_ok "--push --all 0.1.0 succeeds" --push --all 0.1.0
+check "--all commits in DAG order" \
+	test "$(git log --format=%s -3 | tr '\n' ',')" = "gamma: release v0.1.0,beta: release v0.1.0,alpha: release v0.1.0,"
+check "each tag points at its module's release commit" test \
+	"$(git rev-parse 'alpha/v0.1.0^{commit}' 'beta/v0.1.0^{commit}' 'gamma/v0.1.0^{commit}' | tr '\n' ' ')" = \
+	"$(git rev-parse HEAD~2 HEAD~1 HEAD | tr '\n' ' ')"
+check "alpha's tag predates the commit that requires alpha v0.1.0" \
+	git merge-base --is-ancestor 'alpha/v0.1.0' "$(git log --format=%H -1 -- beta/go.mod)"
+check "--all pushed three tags" test "$(git ls-remote --tags origin | grep -vc '\^{}$')" = 3
+check "--all records every version" test "$(grep -c 'version: 0.1.0' versions.yaml)" = 3
+
+# A failed push undoes the local commits and tags (the push is atomic).
+new_repo rejected
+printf '#!/bin/sh\necho "rejected by test hook" >&2\nexit 1\n' >"$tmp/rejected.origin.git/hooks/pre-receive"
+chmod +x "$tmp/rejected.origin.git/hooks/pre-receive"
+before=$(snapshot)
+run_refused "a rejected push fails" "rejected by test hook" --push --all 0.1.0
+check "a rejected push leaves the local repository as it was" test "$(snapshot)" = "$before"
+check "a rejected push leaves origin without tags" test -z "$(git ls-remote --tags origin)"
+
+echo
+echo "release_test: $passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Tests scripts/workspace-check.sh on a throw-away copy of a small valid
+# workspace, breaking one rule at a time. Needs only bash and awk; under a
+# second; exits non-zero on any failed check.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# A valid workspace: alpha <- beta.
+base=$tmp/base
+mkdir -p "$base/alpha" "$base/beta"
+cat >"$base/versions.yaml" <<'EOF'
+prefix: example.com/fake
+modules:
+  - dir: alpha
+    version: 0.0.0
+  - dir: beta
+    version: 0.0.0
+EOF
+printf 'go 1.25.0\n\nuse (\n\t./alpha\n\t./beta\n)\n' >"$base/go.work"
+printf 'module example.com/fake/alpha\n\ngo 1.25.0\n' >"$base/alpha/go.mod"
+printf 'module example.com/fake/beta\n\ngo 1.25.0\n\nrequire example.com/fake/alpha v0.0.0\n\nreplace example.com/fake/alpha => ../alpha\n' >"$base/beta/go.mod"
+printf '# Changelog\n\n## Unreleased\n' | tee "$base/alpha/CHANGELOG.md" >"$base/beta/CHANGELOG.md"
+printf 'linters:\n  settings:\n    depguard:\n      rules:\n        dag-alpha:\n        dag-beta:\n' >"$base/.golangci.yml"
+
+passed=0 failed=0
+# case DESC PATTERN EDIT: copy the valid workspace, run EDIT in it, then
+# expect workspace-check to fail printing PATTERN (or pass if PATTERN is "").
+case_() {
+	local desc=$1 pattern=$2 edit=$3 dir out
+	dir=$(mktemp -d "$tmp/case.XXXXXX")
+	cp -R "$base/." "$dir"
+	(cd "$dir" && eval "$edit")
+	if out=$(bash "$here/workspace-check.sh" "$dir" 2>&1); then
+		if [[ -z $pattern ]]; then
+			passed=$((passed + 1)) && echo "ok   $desc"
+		else
+			failed=$((failed + 1)) && printf 'FAIL %s (it passed)\n%s\n' "$desc" "$out"
+		fi
+	elif [[ -n $pattern ]] && grep -qF -- "$pattern" <<<"$out"; then
+		passed=$((passed + 1)) && echo "ok   $desc"
+	else
+		failed=$((failed + 1)) && printf 'FAIL %s (want %s)\n%s\n' "$desc" "${pattern:-success}" "$out"
+	fi
+}
+
+case_ "a valid workspace passes" "" ":"
+case_ "go.work single-line use form" "" "printf 'go 1.25.0\nuse ./alpha\nuse ./beta\n' >go.work"
+case_ "module missing from go.work" "in versions.yaml but not in go.work: beta" \
+	"printf 'go 1.25.0\nuse ./alpha\n' >go.work"
+case_ "module missing from versions.yaml" "in go.work but not in versions.yaml: gamma" \
+	"mkdir gamma && printf 'module example.com/fake/gamma\n\ngo 1.25.0\n' >gamma/go.mod && printf 'use ./gamma\n' >>go.work"
+case_ "folder with a go.mod not listed" "in the folders with a go.mod but not in versions.yaml: gamma" \
+	"mkdir gamma && printf 'module example.com/fake/gamma\n' >gamma/go.mod"
+case_ "listed module without a folder" "in versions.yaml but not in the folders with a go.mod: beta" \
+	"rm -r beta && printf 'go 1.25.0\nuse ./alpha\nuse ./beta\n' >go.work"
+case_ "go.work with a patch go line" "go.work: want the line 'go 1.25.0'" \
+	"printf 'go 1.26.8\nuse ./alpha\nuse ./beta\n' >go.work"
+case_ "go.work with a toolchain line" "go.work: remove the toolchain line" \
+	"printf 'toolchain go1.26.8\n' >>go.work"
+case_ "go.mod with another go line" "beta/go.mod: want the line 'go 1.25.0'" \
+	"sed -i.bak 's/^go 1.25.0/go 1.26/' beta/go.mod"
+case_ "go.mod with a toolchain line" "alpha/go.mod: remove the toolchain line" \
+	"printf 'toolchain go1.26.8\n' >>alpha/go.mod"
+case_ "go.mod with a wrong module path" "module path is 'example.com/other/beta'" \
+	"sed -i.bak 's#^module .*#module example.com/other/beta#' beta/go.mod"
+case_ "sibling require without replace" "has no 'replace example.com/fake/alpha => ../alpha' line" \
+	"sed -i.bak '/^replace/d' beta/go.mod"
+case_ "sibling listed after its dependent" "which versions.yaml lists after alpha" \
+	"printf 'require example.com/fake/beta v0.0.0\nreplace example.com/fake/beta => ../beta\n' >>alpha/go.mod"
+case_ "duplicate module in versions.yaml" "lists a module twice" \
+	"printf '  - dir: beta\n    version: 0.0.0\n' >>versions.yaml"
+case_ "missing CHANGELOG.md" "alpha/CHANGELOG.md is missing" "rm alpha/CHANGELOG.md"
+case_ "CHANGELOG.md without Unreleased" "beta/CHANGELOG.md has no '## Unreleased'" "printf '# Changelog\n' >beta/CHANGELOG.md"
+case_ "module without a depguard rule" "no depguard rule dag-beta" "sed -i.bak '/dag-beta/d' .golangci.yml"
+
+echo
+echo "workspace-check_test: $passed passed, $failed failed"
+((failed == 0))
