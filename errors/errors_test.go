@@ -178,7 +178,7 @@ func TestCodeMappingsAreConsistent(t *testing.T) {
 func TestStandardLibraryReexports(t *testing.T) {
 	base := errors.New("base")
 	wrapped := fmt.Errorf("wrap: %w", base)
-	if errors.Unwrap(wrapped) != base {
+	if errors.Unwrap(wrapped) != base { //nolint:errorlint // Unwrap must return the very error it wraps.
 		t.Error("Unwrap does not return the wrapped error")
 	}
 	var target *errors.Error

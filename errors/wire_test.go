@@ -32,7 +32,7 @@ func TestWireRoundTripKeepsEveryField(t *testing.T) {
 			t.Errorf("%s: message %q, want %q", code, got.Error(), orig.Error())
 		}
 		got.Err, orig.Err = nil, nil
-		if !reflect.DeepEqual(got, orig) {
+		if !reflect.DeepEqual(got, orig) { //nolint:govet // comparing every field of the two *Error values is the point
 			t.Errorf("%s: round trip = %+v, want %+v", code, got, orig)
 		}
 	}
