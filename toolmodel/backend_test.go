@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metatools-go/metatools/errors"
-	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
 )
 
 func TestBackendIdentity(t *testing.T) {

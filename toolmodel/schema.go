@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/metatools-go/metatools/errors"
 )
 

@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/metatools-go/metatools/errors"
-	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
 )
 
 // issueSchema is a realistic tool input schema: a nested object, ten
@@ -68,7 +69,7 @@ func TestValidateInput(t *testing.T) {
 	bad["color"] = "red"
 	err := v.ValidateInput(tool, bad)
 	require.Error(t, err)
-	assert.ErrorIs(t, err, errors.ErrValidation)
+	require.ErrorIs(t, err, errors.ErrValidation)
 	var e *errors.Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, "validate_input", e.Op)
@@ -130,7 +131,7 @@ func TestExternalRefIsRefused(t *testing.T) {
 	for _, ref := range []string{"https://example.com/schema.json", "http://169.254.169.254/latest", "file:///etc/passwd", "other.json"} {
 		err := v.Validate(json.RawMessage(fmt.Sprintf(`{"properties":{"x":{"$ref":%q}}}`, ref)), map[string]any{})
 		require.Error(t, err, ref)
-		assert.ErrorIs(t, err, errors.ErrInvalidArgument)
+		require.ErrorIs(t, err, errors.ErrInvalidArgument)
 		assert.Contains(t, err.Error(), "refused")
 	}
 }
@@ -140,7 +141,7 @@ func TestBadSchemas(t *testing.T) {
 	for _, schema := range []any{nil, json.RawMessage(`{"type":12}`), json.RawMessage(`[`), make(chan int)} {
 		err := v.Validate(schema, 1)
 		require.Error(t, err)
-		assert.ErrorIs(t, err, errors.ErrInvalidArgument, "%v", schema)
+		require.ErrorIs(t, err, errors.ErrInvalidArgument, "%v", schema)
 	}
 	err := v.ValidateInput(&toolmodel.Tool{}, nil)
 	assert.ErrorIs(t, err, errors.ErrInvalidArgument)
@@ -183,7 +184,7 @@ func TestCacheIsBounded(t *testing.T) {
 	assert.Equal(t, 2, v.Len())
 	// Evicted or not, every schema still validates correctly.
 	for n := 1; n <= 3; n++ {
-		assert.ErrorIs(t, v.Validate(schema(n), n+1), errors.ErrValidation)
+		require.ErrorIs(t, v.Validate(schema(n), n+1), errors.ErrValidation)
 		assert.NoError(t, v.Validate(schema(n), n))
 	}
 }

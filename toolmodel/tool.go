@@ -8,8 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/metatools-go/metatools/errors"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metatools-go/metatools/errors"
 )
 
 // MaxNameLen is the longest allowed tool name or namespace.

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/metatools-go/metatools/errors"
-	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
 )
 
 func TestParseToolID(t *testing.T) {
