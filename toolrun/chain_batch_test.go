@@ -7,10 +7,11 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/metatools-go/metatools/errors"
-	"github.com/metatools-go/metatools/toolrun"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolrun"
 )
 
 func TestChainPassesPreviousResult(t *testing.T) {

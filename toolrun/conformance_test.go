@@ -4,10 +4,11 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolrun/toolruntest"
-	"github.com/stretchr/testify/require"
 )
 
 func TestLocalExecutorConformance(t *testing.T) {

@@ -7,9 +7,10 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Executor runs tools on one kind of backend. It is the extension point for

@@ -2,15 +2,15 @@ package toolrun_test
 
 import (
 	"context"
-	"encoding/json"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
-	"github.com/stretchr/testify/require"
 )
 
 // fixture is an index of local tools and a runner over it.
@@ -80,11 +80,4 @@ func (f *fixture) add(t testing.TB, toolJSON string, fn toolrun.LocalFunc) {
 
 func (f *fixture) runner(opts ...toolrun.Option) *toolrun.Runner {
 	return toolrun.New(f.registry, append([]toolrun.Option{toolrun.WithIndex(f.index)}, opts...)...)
-}
-
-func mustJSON(t testing.TB, v any) string {
-	t.Helper()
-	raw, err := json.Marshal(v)
-	require.NoError(t, err)
-	return string(raw)
 }

@@ -8,10 +8,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/metatools-go/metatools/errors"
-	"github.com/metatools-go/metatools/toolrun"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolrun"
 )
 
 // recorder is an extension that records the order of the pipeline's
@@ -150,7 +151,7 @@ func TestDefaultMaskingCompactsJSON(t *testing.T) {
 	rec := &recorder{name: "r", log: &log}
 	_, err := f.runner(toolrun.WithExtension(rec)).Run(context.Background(), "demo:echo", map[string]any{"text": "a b", "n": 1})
 	require.NoError(t, err)
-	assert.Equal(t, `{"n":1,"text":"a b"}`, rec.events[0].Args)
+	assert.Equal(t, `{"n":1,"text":"a b"}`, rec.events[0].Args) //nolint:testifylint // the exact compact text is what is tested
 }
 
 func TestSecretMasker(t *testing.T) {

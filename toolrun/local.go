@@ -6,9 +6,10 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // LocalFunc is a Go function serving a tool. It receives the call's

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Resolver finds a tool and its backends by ID, for tools that are not in
@@ -333,7 +334,7 @@ func stageError(err error, op, toolID, backend string, code errors.Code) *errors
 	switch {
 	case errors.As(err, &inner):
 		out.Code, out.Retryable, out.Meta = inner.Code, inner.Retryable, inner.Meta
-		if inner == err && inner.Err != nil {
+		if inner == err && inner.Err != nil { //nolint:errorlint // identity: is the *Error the top of the chain?
 			// The stage replaces the inner error's own context, which
 			// would repeat it: keep its cause.
 			out.Err = inner.Err

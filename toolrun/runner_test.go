@@ -6,12 +6,13 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestRunReturnsTheResult(t *testing.T) {
@@ -24,7 +25,7 @@ func TestRunReturnsTheResult(t *testing.T) {
 	assert.Equal(t, "local:demo:echo", res.Backend.Identity())
 	assert.Equal(t, 1, res.Attempts)
 	assert.Positive(t, res.Duration)
-	assert.NoError(t, res.Err())
+	require.NoError(t, res.Err())
 
 	res, err = f.runner().Run(context.Background(), "math:add", map[string]any{"a": 2, "b": 3.5})
 	require.NoError(t, err)
@@ -80,7 +81,7 @@ func TestToolFailureIsAResult(t *testing.T) {
 	res, err := f.runner().Run(context.Background(), "demo:fail", nil)
 	require.NoError(t, err)
 	require.Error(t, res.Err())
-	assert.ErrorIs(t, res.Err(), errors.ErrExecution)
+	require.ErrorIs(t, res.Err(), errors.ErrExecution)
 	assert.Equal(t, "boom", res.Structured)
 	assert.Contains(t, res.Err().Error(), `tool "demo:fail"`)
 }
