@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ContextCost compares what a catalogue costs an agent's context when its

@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolrun"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The names of the meta-tools.

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolrun"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // passthroughName is the MCP name under which a catalogue tool is exposed

@@ -8,12 +8,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
-	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Server is an MCP server that puts a whole tool catalogue behind a few

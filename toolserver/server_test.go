@@ -10,16 +10,17 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolserver"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // catalogue is a small catalogue behind a toolserver.Server.

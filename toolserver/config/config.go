@@ -21,9 +21,10 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
-	"go.yaml.in/yaml/v3"
 )
 
 // Example is a commented configuration file showing every field.

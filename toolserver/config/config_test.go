@@ -6,10 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metatools-go/metatools/errors"
-	"github.com/metatools-go/metatools/toolserver/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolserver/config"
 )
 
 func TestExampleParses(t *testing.T) {

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metatools-go/metatools/toolserver/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/toolserver/config"
 )
 
 // cli runs the command line and returns its exit code and output.

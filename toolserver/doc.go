@@ -1,0 +1,32 @@
+// Package toolserver is the MCP server of metatools: it puts a whole tool
+// catalogue behind six meta-tools, so that an agent's context holds six
+// tool definitions instead of hundreds, and the agent reads only the
+// documentation of the tools it is about to use.
+//
+//   - search_tools: find tools for a task (free text, namespace filter,
+//     paging);
+//   - list_namespaces: the catalogue's namespaces;
+//   - describe_tool: a tool's documentation at the level the agent can
+//     afford (summary, schema, full);
+//   - list_tool_examples: sample calls;
+//   - run_tool: run a tool by ID, on whichever backend serves it, with
+//     progress forwarded to the client;
+//   - run_chain: run tools in sequence, passing each result to the next.
+//
+// A [Server] is built from the three lower layers: a toolindex.Index that
+// holds the catalogue, a tooldocs store that documents it and a
+// toolrun.Runner that executes it:
+//
+//	srv := toolserver.New(idx, docs, runner)
+//	err := srv.ServeStdio(ctx)
+//	// or: http.Handle("/mcp", srv.HTTPHandler(toolserver.HTTPOptions{BearerTokens: tokens}))
+//
+// Bad arguments to a meta-tool are protocol errors (JSON-RPC invalid
+// params); anything that goes wrong with the tool it runs is a tool error
+// result carrying the error's code, for the model to read and act on.
+//
+// The catalog subpackage builds a catalogue from a configuration file
+// (config), with the built-in tools of the builtin subpackage; the
+// metatools command (cmd/metatools) serves it and offers the same
+// operations at a terminal.
+package toolserver
