@@ -6,13 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolserver/builtin"
 	"github.com/metatools-go/metatools/toolserver/catalog"
 	"github.com/metatools-go/metatools/toolserver/config"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func build(t *testing.T, yaml string, opts ...catalog.Option) *catalog.Catalog {

@@ -117,10 +117,10 @@ func TestServerEverythingUpstream(t *testing.T) {
 	}}, "--config", everythingConfig(t))
 
 	// Its tools are in the catalogue, found by search.
-	res, out := callTool(t, cs, "search_tools", map[string]any{"query": "echo back a message", "limit": 5})
+	res, _ := callTool(t, cs, "search_tools", map[string]any{"query": "echo back a message", "limit": 5})
 	require.False(t, res.IsError, resultText(res))
 	assert.Contains(t, resultText(res), "everything:echo")
-	_, out = callTool(t, cs, "search_tools", map[string]any{"query": "", "namespace": "everything", "limit": 50})
+	_, out := callTool(t, cs, "search_tools", map[string]any{"query": "", "namespace": "everything", "limit": 50})
 	var ids []string
 	for _, tool := range out["tools"].([]any) {
 		ids = append(ids, tool.(map[string]any)["id"].(string))
