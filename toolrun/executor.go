@@ -24,9 +24,10 @@ import (
 //   - must not keep or modify the call after Execute returns;
 //   - return when ctx is done, with an error of code [errors.Timeout] for
 //     an expired deadline or [errors.Canceled] for a cancellation;
-//   - report a tool's own failure (an MCP result with isError, an HTTP API
-//     answering a well-formed error) as an Output with IsError set, not as
-//     a Go error;
+//   - report a tool's own failure (an MCP result with isError, an error
+//     the backend's protocol marks as the tool's answer rather than a
+//     failure to reach it) as an Output with IsError set, not as a Go
+//     error;
 //   - report failures to reach or use the backend as *errors.Error values
 //     with the right code and Retryable (a refused connection is
 //     [errors.Unavailable] and retryable, a bad configuration is

@@ -1,0 +1,291 @@
+package openapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+// opImport is the Op of the errors of this package.
+const opImport = "openapi.Import"
+
+// maxErrorBody is the most of an error response's body that an error
+// quotes.
+const maxErrorBody = 1024
+
+// DefaultMaxDocumentBytes is the largest document [ImportURL] reads unless
+// told otherwise with [WithMaxDocumentBytes]: 32 MiB.
+const DefaultMaxDocumentBytes = 32 << 20
+
+// Warning reports something of the document that the import could not
+// carry over: an operation left out, or a part of one ignored.
+type Warning struct {
+	// Operation is the operation concerned, such as "GET /pets/{id}", or
+	// empty for the document as a whole.
+	Operation string
+	// Message says what was left out and why.
+	Message string
+}
+
+// String returns "operation: message".
+func (w Warning) String() string {
+	if w.Operation == "" {
+		return w.Message
+	}
+	return w.Operation + ": " + w.Message
+}
+
+// Option configures an import.
+type Option func(*config)
+
+type config struct {
+	baseURL     string
+	client      *http.Client
+	credentials func(scheme string) Credentials
+	timeout     time.Duration
+	headers     map[string]string
+	warn        func(Warning)
+	maxBytes    int64
+	docURL      *url.URL
+}
+
+// WithBaseURL sets the API's base URL, instead of the document's servers:
+// for a document without servers, one whose servers are relative, or to
+// reach another deployment (a test server, a proxy).
+func WithBaseURL(u string) Option {
+	return func(c *config) { c.baseURL = strings.TrimSuffix(u, "/") }
+}
+
+// WithHTTPClient sets the client with which [ImportURL] fetches the
+// document; the default is [http.DefaultClient].
+func WithHTTPClient(client *http.Client) Option {
+	return func(c *config) {
+		if client != nil {
+			c.client = client
+		}
+	}
+}
+
+// WithCredentials says where the credentials of each security scheme come
+// from, by the scheme's name in the document. Fields left empty take
+// their defaults (see [Credentials]).
+func WithCredentials(fn func(scheme string) Credentials) Option {
+	return func(c *config) { c.credentials = fn }
+}
+
+// WithTimeout sets the timeout of every imported backend
+// ([toolmodel.HTTPBackend.Timeout]); by default, or when d <= 0, there is
+// none beyond the call's own.
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) { c.timeout = max(d, 0) }
+}
+
+// WithHeaders adds static headers to every request of the imported tools,
+// such as a User-Agent or an API version header. They must hold no secret:
+// they are written in the tools' backends.
+func WithHeaders(h map[string]string) Option {
+	return func(c *config) {
+		if c.headers == nil {
+			c.headers = map[string]string{}
+		}
+		for k, v := range h {
+			c.headers[k] = v
+		}
+	}
+}
+
+// WithWarnings receives the warnings of the import, one at a time, in the
+// order of the document's operations. Without it, warnings are dropped.
+func WithWarnings(fn func(Warning)) Option {
+	return func(c *config) { c.warn = fn }
+}
+
+// WithMaxDocumentBytes caps the size of a document [ImportURL] reads; n < 1
+// means [DefaultMaxDocumentBytes].
+func WithMaxDocumentBytes(n int64) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxBytes = n
+		}
+	}
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{client: http.DefaultClient, maxBytes: DefaultMaxDocumentBytes}
+	for _, opt := range opts {
+		opt(c)
+	}
+	return c
+}
+
+// Import reads an OpenAPI 3.0 or 3.1 document, in JSON or YAML, and returns
+// one registration per operation: a tool named namespace:operationId
+// served by an HTTP backend bound to the operation. See the package
+// documentation for how operations become tools.
+//
+// References must stay inside the document. A malformed document, or one
+// of another version, is an error of code [errors.InvalidArgument]; an
+// operation that cannot become a tool is left out with a [Warning].
+func Import(namespace string, doc []byte, opts ...Option) ([]toolindex.Registration, error) {
+	return importDoc(namespace, doc, newConfig(opts))
+}
+
+// ImportFile imports the document in the file at path; see [Import].
+func ImportFile(namespace, path string, opts ...Option) ([]toolindex.Registration, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		code := errors.Internal
+		if errors.Is(err, os.ErrNotExist) {
+			code = errors.NotFound
+		}
+		e := errors.Errorf(code, "read OpenAPI document: %w", err)
+		e.Op = opImport
+		return nil, e
+	}
+	return importDoc(namespace, data, newConfig(opts))
+}
+
+// ImportURL fetches the document at rawURL with the client of
+// [WithHTTPClient] and imports it; see [Import]. Relative server URLs in
+// the document are resolved against rawURL. A failure to fetch is
+// classified as an HTTP error of the repository's errors package
+// ([errors.FromHTTP]), or as [errors.Unavailable] for the network.
+func ImportURL(ctx context.Context, namespace, rawURL string, opts ...Option) ([]toolindex.Registration, error) {
+	cfg := newConfig(opts)
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, importErrorf(errors.InvalidArgument, "document URL %q is not an absolute http(s) URL", rawURL)
+	}
+	cfg.docURL = u
+	data, err := fetch(ctx, cfg, u)
+	if err != nil {
+		return nil, err
+	}
+	return importDoc(namespace, data, cfg)
+}
+
+// fetch reads the document at u, up to the size limit.
+func fetch(ctx context.Context, cfg *config, u *url.URL) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, importErrorf(errors.InvalidArgument, "fetch OpenAPI document: %w", err)
+	}
+	req.Header.Set("Accept", "application/json, application/yaml;q=0.9, */*;q=0.5")
+	resp, err := cfg.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, importErrorf(errors.CodeOf(ctx.Err()), "fetch OpenAPI document: %w", ctx.Err())
+		}
+		return nil, importErrorf(errors.Unavailable, "fetch OpenAPI document: %w", err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, cfg.maxBytes+1))
+	if err != nil {
+		return nil, importErrorf(errors.Unavailable, "fetch OpenAPI document: %w", err)
+	}
+	if e := errors.FromHTTP(resp.StatusCode, data[:min(len(data), maxErrorBody)]); e != nil {
+		e.Op = opImport
+		return nil, e
+	}
+	if int64(len(data)) > cfg.maxBytes {
+		return nil, importErrorf(errors.ResourceExhausted, "OpenAPI document exceeds the limit of %d bytes", cfg.maxBytes)
+	}
+	return data, nil
+}
+
+func importErrorf(code errors.Code, format string, args ...any) *errors.Error {
+	e := errors.Errorf(code, format, args...)
+	e.Op = opImport
+	return e
+}
+
+// importer holds the state of one import.
+type importer struct {
+	namespace string
+	cfg       *config
+	doc       *openapi3.T
+	raw       any // the document as JSON, for resolving schema references
+	v30       bool
+	validator *toolmodel.Validator
+}
+
+func importDoc(namespace string, data []byte, cfg *config) (regs []toolindex.Registration, err error) {
+	if err := toolmodel.ValidateName(namespace); err != nil {
+		return nil, importErrorf(errors.InvalidArgument, "namespace %q: %w", namespace, err)
+	}
+	doc, err := load(data)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := asJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	im := &importer{
+		namespace: namespace,
+		cfg:       cfg,
+		doc:       doc,
+		raw:       raw,
+		v30:       doc.IsOpenAPI30(),
+		validator: toolmodel.NewValidator(toolmodel.WithCacheSize(1)),
+	}
+	return im.registrations()
+}
+
+// load parses and resolves a document, refusing other versions than 3.0
+// and 3.1 and references outside the document.
+func load(data []byte) (doc *openapi3.T, err error) {
+	// The loader is third-party code facing untrusted input: should it
+	// panic on some malformed document, that is a bad document, not a
+	// crash of the program importing it.
+	defer func() {
+		if r := recover(); r != nil {
+			doc, err = nil, importErrorf(errors.InvalidArgument, "malformed OpenAPI document: %v", r)
+		}
+	}()
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = false
+	doc, err = loader.LoadFromData(data)
+	if err != nil {
+		return nil, importErrorf(errors.InvalidArgument, "malformed OpenAPI document: %w", err)
+	}
+	switch {
+	case strings.HasPrefix(doc.OpenAPI, "3.0."), strings.HasPrefix(doc.OpenAPI, "3.1."):
+		return doc, nil
+	case doc.OpenAPI == "":
+		return nil, importErrorf(errors.InvalidArgument, "not an OpenAPI 3 document: the openapi field is missing (Swagger 2.0 documents must be converted first)")
+	}
+	return nil, importErrorf(errors.InvalidArgument, "OpenAPI version %q is not supported: 3.0 and 3.1 are", doc.OpenAPI)
+}
+
+// asJSON returns the document as decoded JSON.
+func asJSON(doc *openapi3.T) (any, error) {
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return nil, importErrorf(errors.InvalidArgument, "malformed OpenAPI document: %w", err)
+	}
+	var raw any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, importErrorf(errors.InvalidArgument, "malformed OpenAPI document: %w", err)
+	}
+	return raw, nil
+}
+
+// warn reports a warning about an operation.
+func (im *importer) warn(operation, format string, args ...any) {
+	if im.cfg.warn != nil {
+		im.cfg.warn(Warning{Operation: operation, Message: fmt.Sprintf(format, args...)})
+	}
+}
