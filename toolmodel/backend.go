@@ -99,9 +99,10 @@ type HTTPAuth struct {
 	Scopes []string `json:"scopes,omitempty"`
 }
 
-// HTTPBackend is an HTTP API endpoint. Arguments named in PathParams,
-// QueryParams and HeaderParams go to those places; the others form the JSON
-// body, or only the argument named BodyParam when it is set.
+// HTTPBackend is an HTTP API endpoint. Arguments named by the Path
+// template's placeholders, QueryParams and HeaderParams go to those places;
+// the others form the JSON body, or only the argument named BodyParam when
+// it is set.
 type HTTPBackend struct {
 	// BaseURL is the API's absolute http or https URL.
 	BaseURL string `json:"baseUrl"`
