@@ -2,7 +2,8 @@
 // its configuration: the index and its search engine, the documentation
 // store, the executors of every backend kind and the runner, then the
 // tools of the built-in catalogue and of every upstream (MCP servers,
-// OpenAPI documents, gRPC services), connected concurrently.
+// OpenAPI documents, gRPC services), connected concurrently. Secrets of
+// HTTP APIs are read from environment variables when a call is made.
 //
 //	cat, err := catalog.Build(ctx, cfg, catalog.WithProgress(show))
 //	if err != nil { ... }
@@ -18,6 +19,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -27,7 +29,10 @@ import (
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolrun/grpcexec"
+	"github.com/metatools-go/metatools/toolrun/httpexec"
 	"github.com/metatools-go/metatools/toolrun/mcpexec"
+	"github.com/metatools-go/metatools/toolrun/openapi"
 	"github.com/metatools-go/metatools/toolsearch"
 	"github.com/metatools-go/metatools/toolserver/builtin"
 	"github.com/metatools-go/metatools/toolserver/config"
@@ -44,6 +49,7 @@ type Catalog struct {
 
 	executors   *toolrun.ExecutorRegistry
 	mcp         *mcpexec.Manager
+	grpc        *grpcexec.Executor
 	searcher    io.Closer
 	stopRefresh func()
 	upstreams   []Upstream
@@ -126,6 +132,13 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		}
 		indexOpts = append(indexOpts, toolindex.WithSource(c.mcp.Source(s.Name, config.NamespaceOf(s.Namespace, s.Name))))
 	}
+	// gRPC services are followed as sources too.
+	c.grpc = grpcexec.New()
+	grpcSpecs := make([]grpcexec.ImportSpec, len(cfg.GRPC))
+	for i, g := range cfg.GRPC {
+		grpcSpecs[i] = grpcSpec(cfg, g)
+		indexOpts = append(indexOpts, toolindex.WithSource(c.grpc.Source(grpcSpecs[i])))
+	}
 	c.Index = toolindex.New(indexOpts...)
 	c.Docs = tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(c.Index)))
 
@@ -133,6 +146,8 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	c.executors = toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{
 		toolmodel.BackendLocal: local,
 		toolmodel.BackendMCP:   c.mcp,
+		toolmodel.BackendGRPC:  c.grpc,
+		toolmodel.BackendHTTP:  httpexec.New(),
 	})
 	if c.Runner, err = newRunner(cfg, c.executors, c.Index); err != nil {
 		c.Close()
@@ -152,6 +167,16 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 				return 0, err
 			}
 			return c.addMCPServer(ctx, s)
+		}})
+	}
+	for _, o := range cfg.OpenAPI {
+		jobs = append(jobs, job{Upstream{Kind: "openapi", Name: o.Name}, func(ctx context.Context) (int, error) {
+			return c.addOpenAPI(ctx, cfg, o)
+		}})
+	}
+	for i, g := range cfg.GRPC {
+		jobs = append(jobs, job{Upstream{Kind: "grpc", Name: g.Name}, func(ctx context.Context) (int, error) {
+			return c.addGRPC(ctx, grpcSpecs[i])
 		}})
 	}
 	c.upstreams = connectAll(ctx, jobs, time.Duration(cfg.Limits.ConnectTimeout), o.progress)
@@ -275,6 +300,54 @@ func (c *Catalog) addMCPServer(ctx context.Context, s config.MCPServer) (int, er
 	return len(tools), nil
 }
 
+// addOpenAPI imports the operations of an OpenAPI document, from a file
+// or a URL.
+func (c *Catalog) addOpenAPI(ctx context.Context, cfg *config.Config, o config.OpenAPI) (int, error) {
+	opts := []openapi.Option{openapi.WithCredentials(func(scheme string) openapi.Credentials {
+		return openapi.Credentials{Secret: o.Secrets[scheme], Username: o.Usernames[scheme]}
+	})}
+	if o.BaseURL != "" {
+		opts = append(opts, openapi.WithBaseURL(o.BaseURL))
+	}
+	namespace := config.NamespaceOf(o.Namespace, o.Name)
+	spec := cfg.Path(o.Spec)
+	var regs []toolindex.Registration
+	var err error
+	if u, perr := url.Parse(spec); perr == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		regs, err = openapi.ImportURL(ctx, namespace, spec, opts...)
+	} else {
+		regs, err = openapi.ImportFile(namespace, spec, opts...)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := c.Index.RegisterMany(ctx, regs); err != nil {
+		return 0, err
+	}
+	return len(regs), nil
+}
+
+// grpcSpec returns the import of a configured gRPC service.
+func grpcSpec(cfg *config.Config, g config.GRPC) grpcexec.ImportSpec {
+	spec := grpcexec.ImportSpec{Address: g.Address, Namespace: config.NamespaceOf(g.Namespace, g.Name), Services: g.Services}
+	if g.TLS != (config.TLS{}) {
+		spec.TLS = &toolmodel.GRPCTLS{Insecure: g.TLS.Insecure, CAFile: cfg.Path(g.TLS.CAFile), ServerName: g.TLS.ServerName}
+	}
+	return spec
+}
+
+// addGRPC imports the methods of a gRPC service through its reflection.
+func (c *Catalog) addGRPC(ctx context.Context, spec grpcexec.ImportSpec) (int, error) {
+	res, err := c.grpc.Import(ctx, spec)
+	if err != nil {
+		return 0, err
+	}
+	if err := c.Index.RegisterMany(ctx, res.Registrations); err != nil {
+		return 0, err
+	}
+	return len(res.Registrations), nil
+}
+
 // Upstreams returns the outcome of connecting each upstream, in the order
 // of the configuration, the built-in tools first.
 func (c *Catalog) Upstreams() []Upstream { return slices.Clone(c.upstreams) }
@@ -287,8 +360,13 @@ func (c *Catalog) Close() error {
 	}
 	if c.executors != nil {
 		errs = append(errs, c.executors.Close())
-	} else if c.mcp != nil {
-		errs = append(errs, c.mcp.Close())
+	} else {
+		if c.mcp != nil {
+			errs = append(errs, c.mcp.Close())
+		}
+		if c.grpc != nil {
+			errs = append(errs, c.grpc.Close())
+		}
 	}
 	if c.searcher != nil {
 		errs = append(errs, c.searcher.Close())

@@ -149,8 +149,12 @@ type OpenAPI struct {
 	// BaseURL overrides the document's server URL.
 	BaseURL string `yaml:"baseUrl"`
 	// Secrets maps the document's security scheme names to the names of
-	// the environment variables holding their secrets.
+	// the environment variables holding their secrets; a scheme left out
+	// reads <NAMESPACE>_<SCHEME> in upper snake case.
 	Secrets map[string]string `yaml:"secrets"`
+	// Usernames maps security scheme names to the basic-auth user name or
+	// the OAuth2 client ID, which are not secret.
+	Usernames map[string]string `yaml:"usernames"`
 }
 
 // GRPC is a gRPC service whose methods become tools.
