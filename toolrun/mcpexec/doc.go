@@ -1,0 +1,80 @@
+// Package mcpexec runs the tools of MCP servers: a [Manager] holds one
+// session per configured server, on the official go-sdk client, and is the
+// toolrun.Executor of [toolmodel.BackendMCP] backends. It also lists the
+// servers' tools, and keeps a toolindex.Index in step with them.
+//
+//	m, err := mcpexec.NewManager(
+//		mcpexec.WithServer("github", mcpexec.ServerConfig{Command: "github-mcp", Args: []string{"stdio"}}),
+//		mcpexec.WithServer("search", mcpexec.ServerConfig{URL: "https://search.example.com/mcp",
+//			Headers: map[string]string{"Authorization": "Bearer " + token}}),
+//	)
+//	if err != nil { ... }
+//	defer m.Close()
+//
+//	idx := toolindex.New(toolindex.WithSource(m.Source("github", "github")), toolindex.WithSource(m.Source("search", "search")))
+//	err = idx.Refresh(ctx)    // list the servers' tools
+//	stop := m.AutoRefresh(idx) // and follow their changes
+//	defer stop()
+//
+//	runner := toolrun.New(toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{
+//		toolmodel.BackendMCP: m,
+//	}), toolrun.WithIndex(idx))
+//	res, err := runner.Run(ctx, "github:create_issue", map[string]any{"title": "Crash"})
+//
+// # Servers
+//
+// A [ServerConfig] reaches a server in one of three ways: a command run as
+// a child process speaking over its standard input and output (with its
+// arguments, environment and working directory), a streamable HTTP URL
+// (with headers sent on every request), or a function returning an
+// mcp.Transport, for servers in the same process ([InMemory]) and any
+// other transport. Configurations decode from the JSON of usual MCP client
+// configuration files, strictly. The protocol version is negotiated by
+// the SDK: the latest one it supports, or the newest the server accepts.
+//
+// # Sessions
+//
+// A server's session is opened on first use and shared by all the calls to
+// that server, concurrent ones included. When a server goes away (its
+// process exits, its HTTP session ends), the next call opens a new
+// session; a call whose request could not be sent because the session had
+// ended is sent again once, on the new session, while a call that was
+// under way fails with a retryable [errors.Unavailable] error, since the
+// server may have acted on it: the runner's retry policy decides. Failed
+// connection attempts back off exponentially ([WithReconnectBackoff]), and
+// the errors of calls made meanwhile carry the time left
+// ([toolrun.RetryAfter]), which the runner's default retry policy honours.
+// [Manager.Close] closes every session; a child process that does not exit
+// once its input is closed gets SIGTERM, then SIGKILL, after a short grace
+// period ([WithTerminateTimeout]).
+//
+// # Calls
+//
+// [Manager.Execute] calls tools/call with the call's arguments, under the
+// backend's ToolName or else the tool's name. The result maps to a
+// toolrun.Output as is: its content, its structured content and its
+// isError flag, so a tool's own failure is a result, not an error. A
+// JSON-RPC error of the server keeps its code through [errors.FromWire];
+// a server that cannot be reached is [errors.Unavailable] and retryable;
+// the end of the call's context is [errors.Timeout] or [errors.Canceled].
+// When the call has a progress callback, the request carries a progress
+// token and the server's notifications/progress reach the callback (and,
+// through toolrun.Runner.RunStream, the stream's progress events).
+//
+// # Tools and indexes
+//
+// [Manager.ListTools] lists a server's tools, following pagination.
+// [Manager.RegisterTools] copies them into an index once; a [Source] lets
+// the index list them on each Refresh, adding, updating and removing
+// tools; and [Manager.AutoRefresh] refreshes the index when a server whose
+// tools a Source listed sends notifications/tools/list_changed, once per
+// burst of notifications.
+//
+// # How to plug in your own
+//
+// Transports: set [ServerConfig.Transport] to a function returning any
+// mcp.Transport (the SDK's or your own); it is called for each connection,
+// reconnections included. Other MCP features: [Manager.Session] returns
+// the live mcp.ClientSession of a server, for resources, prompts and the
+// like.
+package mcpexec

@@ -1,0 +1,118 @@
+package mcpexec
+
+import (
+	"context"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
+)
+
+// Execute implements [toolrun.Executor]: it calls the tool named by
+// call.Backend.MCP.ToolName, or else call.Tool.Name, on the server named by
+// call.Backend.MCP.Server, with call.Args as its arguments.
+//
+// The result maps to an Output as is: Raw is the [mcp.CallToolResult],
+// Content its content, Structured its structured content (a decoded JSON
+// value) and IsError its isError flag, so a tool's own failure is an
+// Output, not an error.
+//
+// When call.OnProgress is set, the request carries a progress token and
+// the server's progress notifications for it reach call.OnProgress, one
+// at a time and in order. A notification that the server sends just
+// before its result may be handled after the result has arrived; it is
+// then dropped, since OnProgress is never called after Execute returns.
+//
+// Errors: [errors.NotFound] for a server the manager does not know;
+// [errors.InvalidArgument] for a backend that is not an MCP one or
+// arguments that cannot be encoded; a JSON-RPC error of the server keeps
+// its code ([errors.FromWire]); a server that cannot be reached, or that
+// went away during the call, is [errors.Unavailable] and retryable;
+// the context's end is [errors.Timeout] or [errors.Canceled].
+func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Output, error) {
+	backend := call.Backend.MCP
+	if call.Backend.Kind != toolmodel.BackendMCP || backend == nil {
+		return toolrun.Output{}, errors.Errorf(errors.InvalidArgument, "backend %s is not an MCP backend", call.Backend.Identity())
+	}
+	s, err := m.server(backend.Server)
+	if err != nil {
+		return toolrun.Output{}, err
+	}
+	name := backend.ToolName
+	if name == "" {
+		name = call.Tool.Name
+	}
+	var token string
+	if call.OnProgress != nil {
+		var sink *progressSink
+		token, sink = m.trackProgress(call.OnProgress)
+		defer m.untrackProgress(token, sink)
+	}
+	var res *mcp.CallToolResult
+	err = s.do(ctx, func(sess *mcp.ClientSession) error {
+		// The SDK adds to a request's metadata: each attempt gets its own.
+		params := &mcp.CallToolParams{Name: name, Arguments: call.Args}
+		if token != "" {
+			params.SetProgressToken(token)
+		}
+		var err error
+		res, err = sess.CallTool(ctx, params)
+		return err
+	})
+	if err != nil {
+		return toolrun.Output{}, err
+	}
+	return toolrun.Output{Raw: res, Content: res.Content, Structured: res.StructuredContent, IsError: res.IsError}, nil
+}
+
+// progressSink passes a call's progress notifications to its callback
+// until the call returns.
+type progressSink struct {
+	mu sync.Mutex
+	fn func(toolrun.Progress) // nil once the call returned
+}
+
+// trackProgress returns a new progress token and the sink its
+// notifications go to.
+func (m *Manager) trackProgress(fn func(toolrun.Progress)) (string, *progressSink) {
+	token := "mcpexec-" + strconv.FormatUint(m.tokens.Add(1), 36)
+	sink := &progressSink{fn: fn}
+	m.progress.Store(token, sink)
+	return token, sink
+}
+
+// untrackProgress ends a call's progress: once it returns, the callback is
+// not running and will not run again.
+func (m *Manager) untrackProgress(token string, sink *progressSink) {
+	m.progress.Delete(token)
+	sink.mu.Lock()
+	sink.fn = nil
+	sink.mu.Unlock()
+}
+
+// deliverProgress is the clients' handler of progress notifications.
+func (m *Manager) deliverProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	if req.Params == nil {
+		return
+	}
+	token, ok := req.Params.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	v, ok := m.progress.Load(token)
+	if !ok {
+		return
+	}
+	sink := v.(*progressSink)
+	// The lock is held while the callback runs, so that untrackProgress
+	// waits for it.
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if sink.fn != nil {
+		sink.fn(toolrun.Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+	}
+}

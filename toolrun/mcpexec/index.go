@@ -1,0 +1,177 @@
+package mcpexec
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+// Backend returns the backend of the tools of a server: kind
+// [toolmodel.BackendMCP], naming the server.
+func Backend(server string) toolmodel.ToolBackend {
+	return toolmodel.ToolBackend{Kind: toolmodel.BackendMCP, MCP: &toolmodel.MCPBackend{Server: server}}
+}
+
+// RegisterTools registers every tool a server lists in idx, in the given
+// namespace, served by [Backend](server), in one atomic step
+// ([toolindex.Index.RegisterMCPTools]). It is a one-time copy: to keep an
+// index in step with a server, give the index a [Source] instead.
+func (m *Manager) RegisterTools(ctx context.Context, idx toolindex.Index, server, namespace string, opts ...toolindex.RegisterOption) error {
+	tools, err := m.ListTools(ctx, server)
+	if err != nil {
+		return err
+	}
+	return idx.RegisterMCPTools(ctx, namespace, Backend(server), tools, opts...)
+}
+
+// Source is a [toolindex.Source] listing the tools of one server of a
+// [Manager], in a namespace: an index given it ([toolindex.WithSource])
+// loads, updates and removes the server's tools on each
+// [toolindex.Index.Refresh], and with [Manager.AutoRefresh], whenever the
+// server reports that they changed.
+type Source struct {
+	m         *Manager
+	server    string
+	namespace string
+}
+
+var _ toolindex.Source = (*Source)(nil)
+
+// Source returns the source of a server's tools, registered in namespace.
+// The server need not be configured yet: listing it fails with
+// [errors.NotFound] until it is.
+func (m *Manager) Source(server, namespace string) *Source {
+	return &Source{m: m, server: server, namespace: namespace}
+}
+
+// Identity implements [toolindex.Source]: "mcp:<server>".
+func (s *Source) Identity() string { return identity(s.server) }
+
+// ListTools implements [toolindex.Source]: the server's tools, each with
+// the backend [Backend](server). A tool that is not a valid metatools
+// tool fails the listing with [errors.InvalidArgument], naming it.
+func (s *Source) ListTools(ctx context.Context) ([]toolindex.Registration, error) {
+	const op = "mcpexec.Source.ListTools"
+	tools, err := s.m.ListTools(ctx, s.server)
+	if err != nil {
+		return nil, err
+	}
+	backend := Backend(s.server)
+	regs := make([]toolindex.Registration, len(tools))
+	for i, t := range tools {
+		tool, err := toolmodel.FromMCP(t, s.namespace)
+		if err == nil {
+			err = tool.Validate()
+		}
+		if err != nil {
+			return nil, opError(op, errors.Errorf(errors.InvalidArgument, "server %q: tool %q: %w", s.server, t.Name, err))
+		}
+		regs[i] = toolindex.Registration{Tool: tool, Backend: backend}
+	}
+	if srv, err := s.m.server(s.server); err == nil {
+		srv.mu.Lock()
+		srv.synced = true
+		srv.mu.Unlock()
+	}
+	return regs, nil
+}
+
+// AutoRefresh keeps idx in step with the servers whose tools it lists
+// through a [Source] of this manager: when such a server reports that its
+// tools changed (notifications/tools/list_changed), the manager refreshes
+// idx ([toolindex.Index.Refresh]) after the refresh delay
+// ([WithRefreshDelay]); the reports that arrive meanwhile, from any
+// server, are served by that same refresh. A refresh that fails is
+// logged, and the index keeps the tools it had.
+//
+// AutoRefresh returns a function that stops it and waits for a refresh
+// under way to end; [Manager.Close] stops it too.
+func (m *Manager) AutoRefresh(idx toolindex.Index) (stop func()) {
+	ctx, cancel := context.WithCancel(m.ctx)
+	r := &refresher{m: m, idx: idx, ctx: ctx, cancel: cancel}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		cancel()
+		return func() {}
+	}
+	m.refreshers[r] = struct{}{}
+	m.mu.Unlock()
+	return sync.OnceFunc(func() {
+		m.mu.Lock()
+		delete(m.refreshers, r)
+		m.mu.Unlock()
+		r.stop()
+	})
+}
+
+// toolsChanged schedules a refresh of the indexes kept in step with a
+// server that reported a change of its tools.
+func (m *Manager) toolsChanged(s *server) {
+	s.mu.Lock()
+	synced := s.synced
+	s.mu.Unlock()
+	if !synced {
+		return
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for r := range m.refreshers {
+		r.schedule()
+	}
+}
+
+// refresher refreshes one index, at most once per refresh delay.
+type refresher struct {
+	m      *Manager
+	idx    toolindex.Index
+	ctx    context.Context // ends when the refresher stops
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	timer   *time.Timer // the refresh to come, if any
+	stopped bool
+	running sync.WaitGroup // the refresh under way
+}
+
+// schedule makes a refresh happen after the delay, unless one is already
+// due.
+func (r *refresher) schedule() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped || r.timer != nil {
+		return
+	}
+	r.running.Add(1)
+	r.timer = time.AfterFunc(r.m.opts.refreshDelay, r.refresh)
+}
+
+func (r *refresher) refresh() {
+	defer r.running.Done()
+	// From now on, a new report needs a new refresh: this one may list
+	// the server before the change.
+	r.mu.Lock()
+	r.timer = nil
+	r.mu.Unlock()
+	if err := r.idx.Refresh(r.ctx); err != nil && r.ctx.Err() == nil {
+		r.m.opts.logger.Warn("refresh of the index after a change of MCP tools failed", "error", err)
+	}
+}
+
+// stop cancels the refresh to come and the one under way, and waits for
+// the latter.
+func (r *refresher) stop() {
+	r.mu.Lock()
+	r.stopped = true
+	if r.timer != nil && r.timer.Stop() {
+		r.running.Done()
+	}
+	r.timer = nil
+	r.mu.Unlock()
+	r.cancel()
+	r.running.Wait()
+}

@@ -1,0 +1,75 @@
+// Command testserver is an MCP server over standard input and output for
+// the tests of mcpexec: the tools of package testtools, plus tools that
+// only make sense in a process of their own.
+//
+//   - crash exits the process at once, with status 3;
+//   - hang never returns, even when canceled, so the process does not
+//     exit when its input is closed;
+//   - pid returns {"pid": the process ID};
+//   - env returns {"value": the variable named by {"name": ...}, "dir":
+//     the working directory}.
+//
+// With -ignore-stdin-close, the process also stays alive after its input
+// is closed, and ignores SIGTERM.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metatools-go/metatools/toolrun/mcpexec/internal/testtools"
+)
+
+var objectSchema = json.RawMessage(`{"type":"object"}`)
+
+func main() {
+	ignoreClose := flag.Bool("ignore-stdin-close", false, "stay alive after standard input is closed, ignoring SIGTERM")
+	flag.Parse()
+	if *ignoreClose {
+		signal.Ignore(syscall.SIGTERM)
+	}
+
+	s := testtools.NewServer(testtools.Config{})
+	s.AddTool(&mcp.Tool{Name: "crash", InputSchema: objectSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		os.Exit(3)
+		return nil, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "hang", InputSchema: objectSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		// A timer keeps the runtime from taking the process for
+		// deadlocked.
+		for {
+			time.Sleep(time.Hour)
+		}
+	})
+	s.AddTool(&mcp.Tool{Name: "pid", InputSchema: objectSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return testtools.Structured(map[string]any{"pid": os.Getpid()})
+	})
+	s.AddTool(&mcp.Tool{Name: "env", InputSchema: objectSchema}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+			return nil, err
+		}
+		dir, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		return testtools.Structured(map[string]any{"value": os.Getenv(in.Name), "dir": dir})
+	})
+
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		log.Print(err)
+	}
+	for *ignoreClose {
+		time.Sleep(time.Hour)
+	}
+}

@@ -1,0 +1,352 @@
+package mcpexec
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
+)
+
+// Manager holds the sessions of a set of MCP servers, configured by name,
+// and runs their tools: it is the [toolrun.Executor] of
+// [toolmodel.BackendMCP] backends, whose Server field names a server of
+// the manager.
+//
+// A server's session is opened on first use and shared by every call to
+// that server. When the server goes away (its process exits, its HTTP
+// session ends), the next call opens a new session; a call that finds its
+// session closed before its request could be sent opens a new one and is
+// sent again, once. A connection attempt that fails delays the next one
+// by a backoff that doubles with each failure (see
+// [WithReconnectBackoff]); calls made meanwhile fail at once with a
+// retryable [errors.Unavailable] error that tells the runner's retry
+// policy how long to wait ([toolrun.RetryAfter]).
+//
+// A Manager is safe for concurrent use. [Manager.Close] closes every
+// session, ending the processes it started.
+type Manager struct {
+	opts   options
+	ctx    context.Context // ends with Close: cancels connection attempts and refreshes
+	cancel context.CancelFunc
+	// wg counts the goroutines the manager starts for its servers:
+	// connection attempts, session watchers and session closings.
+	wg sync.WaitGroup
+
+	mu         sync.RWMutex
+	servers    map[string]*server
+	refreshers map[*refresher]struct{}
+	closed     bool
+
+	progress sync.Map // progress token (string) → *progressSink
+	tokens   atomic.Uint64
+}
+
+var (
+	_ toolrun.Executor = (*Manager)(nil)
+	// The executor registry closes the executors that are closers.
+	_ io.Closer = (*Manager)(nil)
+)
+
+// options are the settings of a Manager.
+type options struct {
+	servers        []namedConfig
+	client         *mcp.Implementation
+	connectTimeout time.Duration
+	terminate      time.Duration
+	backoffInitial time.Duration
+	backoffMax     time.Duration
+	refreshDelay   time.Duration
+	logger         *slog.Logger
+}
+
+type namedConfig struct {
+	name string
+	cfg  ServerConfig
+}
+
+// Option configures a [Manager].
+type Option func(*options)
+
+// WithServer configures a server under a name, which backends refer to
+// in [toolmodel.MCPBackend.Server]. The name follows the rules of tool
+// names ([toolmodel.ValidateName]).
+func WithServer(name string, cfg ServerConfig) Option {
+	return func(o *options) { o.servers = append(o.servers, namedConfig{name: name, cfg: cfg}) }
+}
+
+// WithClientInfo sets the name and version the manager gives servers
+// when it connects; the default is "metatools" "v0".
+func WithClientInfo(impl mcp.Implementation) Option {
+	return func(o *options) { o.client = &impl }
+}
+
+// WithConnectTimeout bounds a connection attempt, from starting the
+// server or reaching its URL to the end of the MCP handshake; the default
+// is 30 seconds.
+func WithConnectTimeout(d time.Duration) Option {
+	return func(o *options) { o.connectTimeout = d }
+}
+
+// WithTerminateTimeout sets how long closing a command server waits for
+// it to exit once its standard input is closed, before sending SIGTERM,
+// and again before SIGKILL; the default is 1 second.
+// [ServerConfig.TerminateTimeout] overrides it for one server.
+func WithTerminateTimeout(d time.Duration) Option {
+	return func(o *options) { o.terminate = d }
+}
+
+// WithReconnectBackoff sets the delay before a new connection attempt
+// after one failed: initial after the first failure, doubling with each
+// further one, up to maximum. The defaults are 100 milliseconds and 5
+// seconds. A successful connection resets the delay.
+func WithReconnectBackoff(initial, maximum time.Duration) Option {
+	return func(o *options) { o.backoffInitial, o.backoffMax = initial, maximum }
+}
+
+// WithRefreshDelay sets how long an index kept up to date by
+// [Manager.AutoRefresh] waits after a server reported that its tools
+// changed before it refreshes, so that a burst of reports costs one
+// refresh; the default is 100 milliseconds.
+func WithRefreshDelay(d time.Duration) Option {
+	return func(o *options) { o.refreshDelay = d }
+}
+
+// WithLogger sets the logger of events that no caller sees, such as a
+// failed background refresh; by default they are discarded.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.logger = l }
+}
+
+// NewManager returns a manager of the configured servers. It connects to
+// none of them yet. It returns an error of code [errors.InvalidArgument]
+// for an invalid server name or configuration, or [errors.Conflict] for
+// a name configured twice.
+func NewManager(opts ...Option) (*Manager, error) {
+	o := options{
+		client:         &mcp.Implementation{Name: "metatools", Version: "v0"},
+		connectTimeout: 30 * time.Second,
+		terminate:      time.Second,
+		backoffInitial: 100 * time.Millisecond,
+		backoffMax:     5 * time.Second,
+		refreshDelay:   100 * time.Millisecond,
+		logger:         slog.New(slog.DiscardHandler),
+	}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if o.connectTimeout <= 0 || o.terminate <= 0 || o.backoffInitial <= 0 || o.backoffMax < o.backoffInitial || o.refreshDelay < 0 {
+		return nil, opError("mcpexec.NewManager", errors.Errorf(errors.InvalidArgument,
+			"the connect and terminate timeouts and the backoff delays must be positive, the maximum backoff no less than the initial one, and the refresh delay not negative"))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Manager{opts: o, ctx: ctx, cancel: cancel, servers: map[string]*server{}, refreshers: map[*refresher]struct{}{}}
+	for _, s := range o.servers {
+		if err := m.addServer(s.name, s.cfg); err != nil {
+			cancel()
+			return nil, opError("mcpexec.NewManager", err)
+		}
+	}
+	return m, nil
+}
+
+// AddServer configures one more server. It returns an error of code
+// [errors.InvalidArgument] for an invalid name or configuration,
+// [errors.Conflict] for a name already in use, and [errors.Unavailable]
+// once the manager is closed.
+func (m *Manager) AddServer(name string, cfg ServerConfig) error {
+	if err := m.addServer(name, cfg); err != nil {
+		return opError("mcpexec.AddServer", err)
+	}
+	return nil
+}
+
+func (m *Manager) addServer(name string, cfg ServerConfig) *errors.Error {
+	if err := toolmodel.ValidateName(name); err != nil {
+		return errors.Errorf(errors.InvalidArgument, "server name %q: %w", name, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return errors.Errorf(errors.InvalidArgument, "server %q: %w", name, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errClosed()
+	}
+	if _, ok := m.servers[name]; ok {
+		return errors.Errorf(errors.Conflict, "server %q is already configured", name)
+	}
+	m.servers[name] = newServer(m, name, cfg.clone())
+	return nil
+}
+
+// RemoveServer closes the session of a server, if it has one, and forgets
+// the server. It returns an error of code [errors.NotFound] for an
+// unknown name, or the error of closing the session.
+func (m *Manager) RemoveServer(name string) error {
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	delete(m.servers, name)
+	m.mu.Unlock()
+	if !ok {
+		return opError("mcpexec.RemoveServer", unknownServer(name))
+	}
+	return s.close()
+}
+
+// Servers returns the names of the configured servers, sorted.
+func (m *Manager) Servers() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	names := make([]string, 0, len(m.servers))
+	for name := range m.servers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Session returns the session of a server, connecting first if needed,
+// for what the executor does not cover (resources, prompts, ...). The
+// session belongs to the manager: do not close it. It may end at any
+// time, when the server goes away; call Session again for the next one.
+func (m *Manager) Session(ctx context.Context, server string) (*mcp.ClientSession, error) {
+	s, err := m.server(server)
+	if err != nil {
+		return nil, opError("mcpexec.Session", err)
+	}
+	sess, err := s.session(ctx)
+	if err != nil {
+		return nil, opError("mcpexec.Session", err)
+	}
+	return sess, nil
+}
+
+// ListTools returns every tool a server lists, following its pagination.
+func (m *Manager) ListTools(ctx context.Context, server string) ([]*mcp.Tool, error) {
+	const op = "mcpexec.ListTools"
+	s, err := m.server(server)
+	if err != nil {
+		return nil, opError(op, err)
+	}
+	var tools []*mcp.Tool
+	err = s.do(ctx, func(sess *mcp.ClientSession) error {
+		tools = tools[:0]
+		for tool, err := range sess.Tools(ctx, nil) {
+			if err != nil {
+				return err
+			}
+			tools = append(tools, tool)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, opError(op, err)
+	}
+	return tools, nil
+}
+
+// Close stops every [Manager.AutoRefresh], closes every session and
+// waits for the processes the manager started to end: a process that
+// does not exit once its standard input is closed is sent SIGTERM, then
+// SIGKILL, after the terminate timeout. Calls still running fail, and
+// later ones fail with code [errors.Unavailable]. Close returns the errors
+// of closing the sessions (such as a process that had to be killed);
+// calling it again does nothing.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	servers := make([]*server, 0, len(m.servers))
+	for _, s := range m.servers {
+		servers = append(servers, s)
+	}
+	refreshers := make([]*refresher, 0, len(m.refreshers))
+	for r := range m.refreshers {
+		refreshers = append(refreshers, r)
+	}
+	m.mu.Unlock()
+
+	m.cancel()
+	for _, r := range refreshers {
+		r.stop()
+	}
+	// Servers close in parallel: each may wait for its process to exit.
+	errs := make([]error, len(servers))
+	var wg sync.WaitGroup
+	for i, s := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.close()
+		}()
+	}
+	wg.Wait()
+	m.wg.Wait()
+	return errors.Join(errs...)
+}
+
+// server returns the server of the given name.
+func (m *Manager) server(name string) (*server, error) {
+	m.mu.RLock()
+	s, ok := m.servers[name]
+	closed := m.closed
+	m.mu.RUnlock()
+	switch {
+	case closed:
+		return nil, errClosed()
+	case !ok:
+		return nil, unknownServer(name)
+	}
+	return s, nil
+}
+
+func unknownServer(name string) *errors.Error {
+	e := errors.Errorf(errors.NotFound, "no MCP server %q is configured", name)
+	e.Backend = identity(name)
+	return e
+}
+
+func errClosed() *errors.Error {
+	// Not retryable: a closed manager stays closed.
+	return &errors.Error{Code: errors.Unavailable, Err: errors.New("the MCP manager is closed")}
+}
+
+// identity returns the backend identity of a server's tools.
+func identity(server string) string {
+	b := Backend(server)
+	return b.Identity()
+}
+
+// opError returns err as an *errors.Error naming the operation, unless it
+// names one already.
+func opError(op string, err error) *errors.Error {
+	var e *errors.Error
+	if !errors.As(err, &e) {
+		e = errors.E(errors.Internal, err)
+	}
+	return e.With(op, "", "")
+}
+
+// backoff returns the delay after the given number of consecutive failed
+// connection attempts.
+func (o *options) backoff(failures int) time.Duration {
+	d := o.backoffInitial
+	for i := 1; i < failures && d < o.backoffMax; i++ {
+		d *= 2
+	}
+	return min(d, o.backoffMax)
+}
