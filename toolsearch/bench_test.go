@@ -1,0 +1,105 @@
+package toolsearch_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolsearch"
+	"github.com/metatools-go/metatools/toolsearch/internal/eval"
+)
+
+// benchQueries returns the natural-language queries of mcp-reference.
+func benchQueries(b *testing.B) []string {
+	b.Helper()
+	ds, err := eval.Load(filepath.Join("testdata", "eval", "mcp-reference"))
+	require.NoError(b, err)
+	queries := make([]string, len(ds.Queries))
+	for i, q := range ds.Queries {
+		queries[i] = q.Text
+	}
+	return queries
+}
+
+// builtSearcher returns a Searcher holding the synthetic catalogue of n
+// tools.
+func builtSearcher(b *testing.B, n int) (*toolsearch.Searcher, []toolmodel.Tool) {
+	b.Helper()
+	tools := syntheticCatalogue(b, n)
+	s := newSearcher(b)
+	require.NoError(b, s.Upsert(context.Background(), tools))
+	return s, tools
+}
+
+// BenchmarkSearch measures one query, top 10, on catalogues of growing
+// size.
+func BenchmarkSearch(b *testing.B) {
+	queries := benchQueries(b)
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			if n > 10000 && testing.Short() {
+				b.Skip("building 100000 tools takes long; run without -short")
+			}
+			s, _ := builtSearcher(b, n)
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				_, err := s.Search(ctx, toolindex.SearchQuery{Text: queries[i%len(queries)], Limit: 10})
+				if err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkUpsert measures changing one tool of a catalogue.
+func BenchmarkUpsert(b *testing.B) {
+	const n = 10000
+	b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+		s, tools := builtSearcher(b, n)
+		ctx := context.Background()
+		b.ReportAllocs()
+		b.ResetTimer()
+		i := 0
+		for b.Loop() {
+			t := tools[(i*7919)%n] // spread the changes over the catalogue
+			t.Description = fmt.Sprintf("%s (revision %d)", t.Description, i)
+			if err := s.Upsert(ctx, []toolmodel.Tool{t}); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+}
+
+// BenchmarkBuild measures indexing a whole catalogue into a new Searcher.
+func BenchmarkBuild(b *testing.B) {
+	const n = 10000
+	b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+		tools := syntheticCatalogue(b, n)
+		ctx := context.Background()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			s, err := toolsearch.New()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Upsert(ctx, tools); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,159 @@
+package toolsearch
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+// Fields of an indexed tool. The text fields are searched, each with its
+// weight; namespaceKeyField holds the namespace verbatim for filtering,
+// and hashField the document's content hash.
+const (
+	nameField             = "name"
+	namespaceField        = "namespace"
+	titleField            = "title"
+	tagsField             = "tags"
+	descriptionField      = "description"
+	paramNamesField       = "param_names"
+	paramDescriptionField = "param_descriptions"
+	namespaceKeyField     = "namespace_key"
+	hashField             = "content_hash"
+)
+
+// maxSchemaDepth bounds how deep parameters are collected in an input
+// schema: top-level properties and those of the objects they hold, which
+// is where the words a caller would search for live.
+const maxSchemaDepth = 2
+
+// document is a tool as it is indexed: the text of each searched field.
+// Documents are compared by hash to skip upserts that change nothing.
+type document struct {
+	id               string
+	name             string
+	namespace        string
+	title            string
+	tags             string
+	description      string
+	paramNames       string
+	paramDescription string
+	hash             string
+}
+
+// newDocument extracts the searched text of a tool. Parameters are read
+// from the input schema in any form; a schema that cannot be decoded
+// contributes no parameters, as the tool remains findable by its other
+// fields.
+func newDocument(t *toolmodel.Tool) *document {
+	d := &document{
+		id:          t.ID(),
+		name:        t.Name,
+		namespace:   t.Namespace,
+		title:       toolTitle(t),
+		tags:        strings.Join(t.Tags, " "),
+		description: t.Description,
+	}
+	if t.InputSchema != nil {
+		if raw, err := toolmodel.SchemaJSON(t.InputSchema); err == nil {
+			var root schemaNode
+			if json.Unmarshal(raw, &root) == nil {
+				var names, descs []string
+				root.collect(1, &names, &descs)
+				d.paramNames = strings.Join(names, " ")
+				d.paramDescription = strings.Join(descs, "\n")
+			}
+		}
+	}
+	d.hash = d.contentHash()
+	return d
+}
+
+// toolTitle returns the tool's display titles: its own and its
+// annotations', when they differ.
+func toolTitle(t *toolmodel.Tool) string {
+	title := t.Title
+	if t.Annotations != nil && t.Annotations.Title != "" && t.Annotations.Title != title {
+		if title != "" {
+			title += "\n"
+		}
+		title += t.Annotations.Title
+	}
+	return title
+}
+
+// schemaNode is the part of a JSON Schema that names and documents
+// parameters. Decoding only this part, rather than a whole schema, keeps
+// indexing cheap; anything else in the schema is skipped unread.
+type schemaNode struct {
+	Description string                 `json:"description"`
+	Properties  map[string]*schemaNode `json:"properties"`
+	// Items is a schema, or an array of schemas in draft-07 tuple form.
+	Items json.RawMessage `json:"items"`
+}
+
+// UnmarshalJSON decodes a schema, treating the boolean schemas true and
+// false, which document nothing, as empty.
+func (n *schemaNode) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] != '{' {
+		*n = schemaNode{}
+		return nil
+	}
+	type plain schemaNode
+	return json.Unmarshal(data, (*plain)(n))
+}
+
+// collect appends the property names and descriptions of n, in name
+// order, descending into object properties and array items up to
+// maxSchemaDepth.
+func (n *schemaNode) collect(depth int, names, descs *[]string) {
+	if depth > maxSchemaDepth {
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(n.Properties)) {
+		*names = append(*names, name)
+		prop := n.Properties[name]
+		if prop == nil {
+			continue
+		}
+		if prop.Description != "" {
+			*descs = append(*descs, prop.Description)
+		}
+		prop.collect(depth+1, names, descs)
+		var item schemaNode
+		if len(prop.Items) > 0 && json.Unmarshal(prop.Items, &item) == nil {
+			item.collect(depth+1, names, descs)
+		}
+	}
+}
+
+// contentHash identifies the indexed content; it includes formatVersion,
+// so that documents indexed under another format never count as
+// unchanged.
+func (d *document) contentHash() string {
+	h := sha256.New()
+	for _, s := range []string{formatVersion, d.id, d.name, d.namespace, d.title, d.tags, d.description, d.paramNames, d.paramDescription} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// fields returns the document in the form bleve indexes.
+func (d *document) fields() map[string]any {
+	return map[string]any{
+		nameField:             d.name,
+		namespaceField:        d.namespace,
+		titleField:            d.title,
+		tagsField:             d.tags,
+		descriptionField:      d.description,
+		paramNamesField:       d.paramNames,
+		paramDescriptionField: d.paramDescription,
+		namespaceKeyField:     d.namespace,
+		hashField:             d.hash,
+	}
+}

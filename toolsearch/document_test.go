@@ -1,0 +1,95 @@
+package toolsearch
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+func TestDocumentParameters(t *testing.T) {
+	nested := `{"type": "object", "properties": {
+		"repo": {"type": "string", "description": "Repository, as owner/name."},
+		"labels": {"type": "array", "items": {"type": "object", "properties": {
+			"name": {"description": "Label name."},
+			"deep": {"type": "object", "properties": {"tooDeep": {"description": "Beyond the depth limit."}}}
+		}}},
+		"flag": true,
+		"tuple": {"type": "array", "items": [{"type": "string"}]}
+	}}`
+	tests := []struct {
+		name               string
+		schema             any
+		wantNames, wantDoc string
+	}{
+		{"Nested", json.RawMessage(nested), "flag labels deep name repo tuple", "Label name.\nRepository, as owner/name."},
+		{"Map", map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"description": "Query."}}}, "q", "Query."},
+		{"JSONSchemaValue", &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"city": {Description: "City name."}}}, "city", "City name."},
+		{"NoProperties", json.RawMessage(`{"type": "object"}`), "", ""},
+		{"Malformed", json.RawMessage(`{"properties": "not an object"}`), "", ""},
+		{"Missing", nil, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := toolmodel.Tool{Tool: mcp.Tool{Name: "x", InputSchema: tt.schema}}
+			d := newDocument(&tool)
+			assert.Equal(t, tt.wantNames, d.paramNames)
+			assert.Equal(t, tt.wantDoc, d.paramDescription)
+		})
+	}
+}
+
+func TestDocumentFields(t *testing.T) {
+	tool := toolmodel.Tool{
+		Tool: mcp.Tool{
+			Name: "create_issue", Title: "Create issue", Description: "Open a ticket.",
+			Annotations: &mcp.ToolAnnotations{Title: "New issue"},
+			InputSchema: map[string]any{"type": "object"},
+		},
+		Namespace: "github",
+		Tags:      []string{"issues", "write"},
+	}
+	d := newDocument(&tool)
+	assert.Equal(t, "github:create_issue", d.id)
+	assert.Equal(t, "Create issue\nNew issue", d.title)
+	assert.Equal(t, "issues write", d.tags)
+	assert.Equal(t, map[string]any{
+		nameField: "create_issue", namespaceField: "github", titleField: "Create issue\nNew issue",
+		tagsField: "issues write", descriptionField: "Open a ticket.", paramNamesField: "",
+		paramDescriptionField: "", namespaceKeyField: "github", hashField: d.hash,
+	}, d.fields())
+
+	same := tool.Clone()
+	same.Metadata = map[string]any{"not": "searched"}
+	assert.Equal(t, d.hash, newDocument(&same).hash, "the hash covers the searched text only")
+	changed := tool.Clone()
+	changed.Description = "Open a bug."
+	assert.NotEqual(t, d.hash, newDocument(&changed).hash)
+
+	tool.Annotations.Title = "Create issue"
+	assert.Equal(t, "Create issue", newDocument(&tool).title, "a repeated title counts once")
+}
+
+// FuzzDocumentSchema feeds arbitrary JSON as an input schema: reading the
+// parameters never panics, and a schema that yields parameters is one
+// that decodes.
+func FuzzDocumentSchema(f *testing.F) {
+	for _, seed := range []string{
+		`{"type": "object"}`, `{"properties": {"a": {"description": "x", "items": {"properties": {"b": true}}}}}`,
+		`{"properties": {"a": {"items": [1, 2]}}}`, `{"properties": null}`, `[]`, `true`, `{"properties": {"a": {"description": 3}}}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, schema string) {
+		tool := toolmodel.Tool{Tool: mcp.Tool{Name: "x", InputSchema: json.RawMessage(schema)}}
+		d := newDocument(&tool)
+		if d.paramNames != "" {
+			assert.True(t, json.Valid([]byte(schema)))
+		}
+		assert.Equal(t, d.hash, newDocument(&tool).hash)
+	})
+}

@@ -1,0 +1,68 @@
+package toolsearch_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+// querySyntax holds the characters that bleve's query string language
+// gives a meaning to.
+const querySyntax = `+-:"*?~^(){}[]/\!&|<>=`
+
+// FuzzSearch checks that any query text is searched as plain words: it
+// never fails, never panics, returns well-ordered hits of indexed tools,
+// and gives the same hits as the text with every query-language character
+// replaced by a space.
+func FuzzSearch(f *testing.F) {
+	for _, seed := range []string{
+		"", "create issue", "+foo -bar name:x", `"exact phrase"~2`, "wild* ca?d", "a^5 b",
+		"(a OR b) AND NOT c", "/regex.*/", "name:>10", `\`, "查询余票", "ab\xffcd", "createIssue",
+		strings.Repeat("word ", 200),
+	} {
+		f.Add(seed, "")
+		f.Add(seed, "gh")
+	}
+	s := newSearcher(f)
+	ctx := context.Background()
+	tools := []toolmodel.Tool{
+		newTool("gh", "create_issue", "Open a new issue in a repository."),
+		newTool("gh", "list-pulls", "List the pull requests: open, closed or all."),
+		newTool("fs", "readFile", "Read a file (any encoding) and return its text."),
+		newTool("", "name", "A tool whose name is a query-language field: name:x."),
+		newTool("", "wildcard", "Matches wild cards * and ? in paths."),
+	}
+	require.NoError(f, s.Upsert(ctx, tools))
+	indexed := map[string]bool{}
+	for i := range tools {
+		indexed[tools[i].ID()] = true
+	}
+
+	f.Fuzz(func(t *testing.T, text, namespace string) {
+		q := toolindex.SearchQuery{Text: text, Namespace: namespace, Limit: 10}
+		hits, err := s.Search(ctx, q)
+		require.NoError(t, err)
+		for i, h := range hits {
+			assert.True(t, indexed[h.ID], "hit %q is not an indexed tool", h.ID)
+			if i > 0 {
+				prev := hits[i-1]
+				assert.True(t, prev.Score > h.Score || prev.Score == h.Score && prev.ID < h.ID, "hits out of order: %v", hits)
+			}
+		}
+		q.Text = strings.Map(func(r rune) rune {
+			if strings.ContainsRune(querySyntax, r) {
+				return ' '
+			}
+			return r
+		}, text)
+		plain, err := s.Search(ctx, q)
+		require.NoError(t, err)
+		assert.Equal(t, plain, hits, "query syntax changed the hits of %q", text)
+	})
+}

@@ -1,0 +1,70 @@
+package toolsearch
+
+import (
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// formatVersion names the layout of the index: the mapping, the analysis
+// chain and the document fields. An on-disk index records it; one written
+// with another format is rebuilt rather than searched with the wrong
+// analysis. Change it whenever any of those change.
+const formatVersion = "toolsearch/1"
+
+// formatKey is the internal key under which an index records its format.
+var formatKey = []byte("metatools.toolsearch.format")
+
+// newMapping returns the index mapping: BM25 scoring, the text fields
+// analysed with the identifier-aware analyzer, the namespace as a keyword
+// for filtering and the content hash stored but not indexed. Nothing else
+// is stored, and nothing is indexed dynamically.
+func newMapping() (*mapping.IndexMappingImpl, error) {
+	m := bleve.NewIndexMapping()
+	m.ScoringModel = index.BM25Scoring
+	stopMap, stopFilter := textAnalysisConfigs()
+	if err := m.AddCustomTokenMap(extraStopMapName, stopMap); err != nil {
+		return nil, err
+	}
+	if err := m.AddCustomTokenFilter(extraStopFilterName, stopFilter); err != nil {
+		return nil, err
+	}
+	if err := m.AddCustomAnalyzer(textAnalyzerName, textAnalyzerConfig()); err != nil {
+		return nil, err
+	}
+	m.DefaultAnalyzer = textAnalyzerName
+	m.StoreDynamic = false
+	m.IndexDynamic = false
+	m.DocValuesDynamic = false
+
+	doc := bleve.NewDocumentStaticMapping()
+	for _, field := range []string{nameField, namespaceField, titleField, tagsField, descriptionField, paramNamesField, paramDescriptionField} {
+		fm := bleve.NewTextFieldMapping()
+		fm.Analyzer = textAnalyzerName
+		fm.Store = false
+		fm.IncludeTermVectors = false
+		fm.IncludeInAll = false
+		fm.DocValues = false
+		doc.AddFieldMappingsAt(field, fm)
+	}
+
+	ns := bleve.NewKeywordFieldMapping()
+	ns.Store = false
+	ns.IncludeTermVectors = false
+	ns.IncludeInAll = false
+	ns.DocValues = false
+	ns.SkipFreqNorm = true
+	doc.AddFieldMappingsAt(namespaceKeyField, ns)
+
+	hash := bleve.NewTextFieldMapping()
+	hash.Analyzer = keyword.Name
+	hash.Index = false
+	hash.IncludeTermVectors = false
+	hash.IncludeInAll = false
+	hash.DocValues = false
+	doc.AddFieldMappingsAt(hashField, hash)
+
+	m.DefaultMapping = doc
+	return m, nil
+}

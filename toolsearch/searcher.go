@@ -1,0 +1,463 @@
+package toolsearch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+// ErrClosed is the cause of the error returned by every method of a
+// [Searcher] after Close.
+var ErrClosed = errors.New("toolsearch: searcher is closed")
+
+// Searcher is a [toolindex.Searcher] on a bleve index scored with BM25.
+//
+// Each tool is indexed as a document with one field per part of its
+// definition (name, namespace, tags, title, description, parameter names
+// and parameter descriptions), all analysed the same way: identifiers are
+// split into words, words are lower-cased and stemmed, English stop words
+// are dropped. A query is analysed the same way and never parsed as a
+// query language. A tool matches when any field contains any query word;
+// its score is the sum over the matched (word, field) pairs of the field's
+// BM25 score times the field's weight ([Weights]), scaled by the fraction
+// of the query words the tool contains. Hits come best first, ties in ID
+// order.
+//
+// Incremental updates: Upsert and Remove apply one bleve batch each. A
+// tool whose indexed content has not changed is skipped (documents carry
+// a content hash). An in-memory index keeps itself compact by merging
+// small segments as it goes, so that the number of segments a query
+// visits stays logarithmic in the catalogue size however the tools
+// arrived. An on-disk index leaves this to bleve's merger, and each of
+// its changes is on disk when Upsert or Remove returns.
+//
+// On-disk index ([WithPath]): the directory holds the documents, not the
+// catalogue, and survives restarts. A reopened index answers queries with
+// the documents it had when it was closed; bring it in line with the
+// catalogue by upserting every current tool (an unchanged tool costs a
+// hash comparison, not a re-index) and removing the tools that are gone,
+// which [Searcher.Prune] finds for a caller that knows which IDs are
+// current. An index written by an incompatible version of this package is
+// discarded and recreated empty. A directory is used by one Searcher at a
+// time.
+//
+// Cost model, for n indexed tools: a query costs a dictionary lookup per
+// (word, field) pair, then bleve scores every tool that contains a query
+// word (it never visits the others), which is O(matches), plus
+// O(log(Offset+Limit)) per match to keep the best page. Upsert and Remove
+// cost the analysis of the tools they change, plus, for the in-memory
+// index, O(log n) amortized re-indexing per changed tool for the merges:
+// most calls merge little or nothing, and once in a while one merges
+// large segments and takes longer (queries do not wait for it).
+//
+// A Searcher is safe for concurrent use; changes are applied one at a
+// time, queries run in parallel with them. Close releases the index.
+type Searcher struct {
+	idx      bleve.Index
+	analyzer analysis.Analyzer
+	fields   []weightedField
+
+	// mu guards closed: every operation holds it for reading, Close for
+	// writing, so that Close waits for the operations under way.
+	mu     sync.RWMutex
+	closed bool
+
+	// wmu serializes changes, and guards segs.
+	wmu  sync.Mutex
+	segs *segments // nil for an on-disk index
+}
+
+var (
+	_ toolindex.Searcher = (*Searcher)(nil)
+	_ io.Closer          = (*Searcher)(nil)
+)
+
+// weightedField is a searched field and its weight.
+type weightedField struct {
+	name   string
+	weight float64
+}
+
+// New returns a Searcher with an empty in-memory index, or with the
+// on-disk index given by [WithPath]. Errors have code
+// [errors.InvalidArgument] for bad options or a directory that holds
+// something other than an index of this package, and
+// [errors.Unavailable] when the directory is in use by another Searcher.
+func New(opts ...Option) (*Searcher, error) {
+	const op = "toolsearch.New"
+	c := config{weights: DefaultWeights()}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&c)
+		}
+	}
+	if err := c.weights.validate(); err != nil {
+		return nil, opError(op, errors.InvalidArgument, "%w", err)
+	}
+	m, err := newMapping()
+	if err != nil {
+		return nil, opError(op, errors.Internal, "index mapping: %w", err)
+	}
+	s := &Searcher{fields: c.weights.fields()}
+	if c.path == "" {
+		s.idx, err = bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
+		if err != nil {
+			return nil, opError(op, errors.Internal, "create in-memory index: %w", err)
+		}
+		s.segs = newSegments()
+	} else if s.idx, err = openDisk(c.path, m); err != nil {
+		return nil, err
+	}
+	s.analyzer = s.idx.Mapping().AnalyzerNamed(textAnalyzerName)
+	if s.analyzer == nil {
+		_ = s.idx.Close()
+		return nil, opError(op, errors.Internal, "analyzer %q is not defined", textAnalyzerName)
+	}
+	return s, nil
+}
+
+// Upsert implements [toolindex.Searcher]. A tool without a name is
+// refused with [errors.InvalidArgument], and then nothing changes. When
+// the same ID occurs more than once, the last tool wins.
+func (s *Searcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
+	const op = "toolsearch.Searcher.Upsert"
+	if err := ctxError(ctx, op); err != nil {
+		return err
+	}
+	docs := make([]*document, 0, len(tools))
+	seen := make(map[string]int, len(tools))
+	for i := range tools {
+		if tools[i].Name == "" {
+			return opError(op, errors.InvalidArgument, "tools[%d] has no name", i)
+		}
+		d := newDocument(&tools[i])
+		if j, dup := seen[d.id]; dup {
+			docs[j] = d
+			continue
+		}
+		seen[d.id] = len(docs)
+		docs = append(docs, d)
+	}
+
+	unlock, err := s.lockWrite(op)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	changed, err := s.changed(docs)
+	if err != nil {
+		return opError(op, errors.Internal, "read indexed documents: %w", err)
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	if err := s.index(changed); err != nil {
+		return opError(op, errors.Internal, "%w", err)
+	}
+	if s.segs != nil {
+		s.segs.indexed(changed)
+		return s.compact(op)
+	}
+	return nil
+}
+
+// index indexes docs in one batch.
+func (s *Searcher) index(docs []*document) error {
+	b := s.idx.NewBatch()
+	for _, d := range docs {
+		if err := b.Index(d.id, d.fields()); err != nil {
+			return fmt.Errorf("index %q: %w", d.id, err)
+		}
+	}
+	if err := s.idx.Batch(b); err != nil {
+		return fmt.Errorf("apply batch: %w", err)
+	}
+	return nil
+}
+
+// changed returns the documents whose content differs from the indexed
+// one.
+func (s *Searcher) changed(docs []*document) ([]*document, error) {
+	var out []*document
+	for _, d := range docs {
+		same := false
+		if s.segs != nil {
+			same = s.segs.unchanged(d)
+		} else {
+			stored, err := s.storedHash(d.id)
+			if err != nil {
+				return nil, err
+			}
+			same = stored == d.hash
+		}
+		if !same {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// storedHash returns the content hash recorded with an on-disk document,
+// or "" when there is none.
+func (s *Searcher) storedHash(id string) (string, error) {
+	doc, err := s.idx.Document(id)
+	if err != nil || doc == nil {
+		return "", err
+	}
+	var hash string
+	doc.VisitFields(func(f index.Field) {
+		if f.Name() == hashField {
+			hash = string(f.Value())
+		}
+	})
+	return hash, nil
+}
+
+// compact merges the in-memory index's segments while a level is full.
+func (s *Searcher) compact(op string) error {
+	for docs := s.segs.nextMerge(); docs != nil; docs = s.segs.nextMerge() {
+		if err := s.index(docs); err != nil {
+			return opError(op, errors.Internal, "merge segments: %w", err)
+		}
+		s.segs.indexed(docs)
+	}
+	return nil
+}
+
+// Remove implements [toolindex.Searcher].
+func (s *Searcher) Remove(ctx context.Context, ids []string) error {
+	const op = "toolsearch.Searcher.Remove"
+	if err := ctxError(ctx, op); err != nil {
+		return err
+	}
+	unlock, err := s.lockWrite(op)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return s.removeLocked(op, ids)
+}
+
+// removeLocked deletes the documents with ids in one batch; the caller
+// holds the change lock.
+func (s *Searcher) removeLocked(op string, ids []string) error {
+	b := s.idx.NewBatch()
+	var removed []string
+	for _, id := range ids {
+		if s.segs != nil && s.segs.docs[id] == nil {
+			continue
+		}
+		b.Delete(id)
+		removed = append(removed, id)
+	}
+	if len(removed) == 0 {
+		return nil
+	}
+	if err := s.idx.Batch(b); err != nil {
+		return opError(op, errors.Internal, "apply batch: %w", err)
+	}
+	if s.segs != nil {
+		s.segs.removed(removed)
+		return s.compact(op)
+	}
+	return nil
+}
+
+// Prune removes every indexed tool whose ID keep rejects, and returns how
+// many it removed. It is how an on-disk index that was reopened forgets
+// the tools the catalogue no longer has: call it with a function that
+// reports whether an ID is still registered. It visits every indexed ID,
+// so it costs O(n). A nil keep is refused with [errors.InvalidArgument].
+func (s *Searcher) Prune(ctx context.Context, keep func(id string) bool) (int, error) {
+	const op = "toolsearch.Searcher.Prune"
+	if err := ctxError(ctx, op); err != nil {
+		return 0, err
+	}
+	if keep == nil {
+		return 0, opError(op, errors.InvalidArgument, "keep is nil")
+	}
+	unlock, err := s.lockWrite(op)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	ids, err := s.indexedIDs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var gone []string
+	for _, id := range ids {
+		if !keep(id) {
+			gone = append(gone, id)
+		}
+	}
+	if err := s.removeLocked(op, gone); err != nil {
+		return 0, err
+	}
+	return len(gone), nil
+}
+
+// indexedIDs returns the ID of every indexed document.
+func (s *Searcher) indexedIDs(ctx context.Context) ([]string, error) {
+	const op = "toolsearch.Searcher.Prune"
+	n, err := s.idx.DocCount()
+	if err != nil {
+		return nil, opError(op, errors.Internal, "count documents: %w", err)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), int(n), 0, false)
+	req.Score = "none"
+	req.SortBy([]string{"_id"})
+	res, err := s.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, searchError(ctx, op, err)
+	}
+	ids := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.ID
+	}
+	return ids, nil
+}
+
+// Close releases the index. An on-disk index keeps its documents for the
+// next Searcher opened on its directory. Close is idempotent; every other
+// method fails with [ErrClosed] afterwards.
+func (s *Searcher) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if err := s.idx.Close(); err != nil {
+		return opError("toolsearch.Searcher.Close", errors.Internal, "close index: %w", err)
+	}
+	return nil
+}
+
+// lockRead takes the read side of mu, failing once the searcher is
+// closed.
+func (s *Searcher) lockRead(op string) (unlock func(), err error) {
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return nil, closedError(op)
+	}
+	return s.mu.RUnlock, nil
+}
+
+// lockWrite takes the read side of mu and the change lock.
+func (s *Searcher) lockWrite(op string) (unlock func(), err error) {
+	runlock, err := s.lockRead(op)
+	if err != nil {
+		return nil, err
+	}
+	s.wmu.Lock()
+	return func() {
+		s.wmu.Unlock()
+		runlock()
+	}, nil
+}
+
+// openDisk opens the index in dir, creating it when dir is missing or
+// empty and recreating it when it has another format.
+func openDisk(dir string, m *mapping.IndexMappingImpl) (bleve.Index, error) {
+	const op = "toolsearch.New"
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0:
+		return createDisk(dir, m)
+	case err != nil:
+		return nil, opError(op, errors.InvalidArgument, "index directory: %w", err)
+	}
+	idx, err := bleve.OpenUsing(dir, map[string]any{"bolt_timeout": boltTimeout})
+	if err != nil {
+		if errors.Is(err, bleve.ErrorIndexMetaMissing) || errors.Is(err, bleve.ErrorIndexMetaCorrupt) {
+			return nil, opError(op, errors.InvalidArgument, "directory %q holds no index of this package: %w", dir, err)
+		}
+		return nil, opError(op, errors.Unavailable, "open index %q (is another Searcher using it?): %w", dir, err)
+	}
+	format, err := idx.GetInternal(formatKey)
+	if err != nil || format == nil {
+		_ = idx.Close()
+		return nil, opError(op, errors.InvalidArgument, "directory %q holds a bleve index that this package did not write", dir)
+	}
+	if string(format) == formatVersion {
+		return idx, nil
+	}
+	if err := idx.Close(); err != nil {
+		return nil, opError(op, errors.Internal, "close outdated index %q: %w", dir, err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, opError(op, errors.Internal, "remove outdated index %q: %w", dir, err)
+	}
+	return createDisk(dir, m)
+}
+
+// boltTimeout bounds the wait for the lock on an on-disk index, so that a
+// directory already in use fails to open instead of blocking.
+const boltTimeout = "1s"
+
+func createDisk(dir string, m *mapping.IndexMappingImpl) (bleve.Index, error) {
+	const op = "toolsearch.New"
+	// bleve creates the directory itself and refuses one that exists.
+	if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, opError(op, errors.InvalidArgument, "index directory: %w", err)
+	}
+	idx, err := bleve.NewUsing(dir, m, scorch.Name, scorch.Name, map[string]any{"bolt_timeout": boltTimeout})
+	if err != nil {
+		return nil, opError(op, errors.InvalidArgument, "create index %q: %w", dir, err)
+	}
+	if err := idx.SetInternal(formatKey, []byte(formatVersion)); err != nil {
+		_ = idx.Close()
+		return nil, opError(op, errors.Internal, "record index format: %w", err)
+	}
+	return idx, nil
+}
+
+// opError returns an *errors.Error of code with op set.
+func opError(op string, code errors.Code, format string, args ...any) *errors.Error {
+	e := errors.Errorf(code, format, args...)
+	e.Op = op
+	return e
+}
+
+// ctxError returns ctx's error, classified, or nil.
+func ctxError(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		e := errors.E(errors.CodeOf(err), err)
+		e.Op = op
+		return e
+	}
+	return nil
+}
+
+func closedError(op string) error {
+	e := errors.E(errors.Unavailable, ErrClosed)
+	e.Op = op
+	e.Retryable = false
+	return e
+}
+
+// searchError classifies an error from a bleve search: the context's own
+// error when it ended, an internal error otherwise.
+func searchError(ctx context.Context, op string, err error) error {
+	if cerr := ctxError(ctx, op); cerr != nil {
+		return cerr
+	}
+	return opError(op, errors.Internal, "search: %w", err)
+}
