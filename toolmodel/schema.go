@@ -60,9 +60,12 @@ const DefaultCacheSize = 4096
 type Validator struct {
 	size int
 
-	mu      sync.RWMutex
-	entries map[cacheKey]*compiled
-	clock   atomic.Uint64 // ticks on every use, to find the least recent
+	mu sync.RWMutex
+	// Two maps rather than one keyed by a struct, so that looking up raw
+	// JSON by content does not allocate.
+	byContent map[string]*compiled
+	byPointer map[*jsonschema.Schema]*compiled
+	clock     atomic.Uint64 // ticks on every use, to find the least recent
 }
 
 var _ SchemaValidator = (*Validator)(nil)
@@ -78,7 +81,7 @@ func WithCacheSize(n int) ValidatorOption {
 
 // NewValidator returns a validator with an empty cache.
 func NewValidator(opts ...ValidatorOption) *Validator {
-	v := &Validator{size: DefaultCacheSize, entries: map[cacheKey]*compiled{}}
+	v := &Validator{size: DefaultCacheSize, byContent: map[string]*compiled{}, byPointer: map[*jsonschema.Schema]*compiled{}}
 	for _, opt := range opts {
 		opt(v)
 	}
@@ -89,7 +92,7 @@ func NewValidator(opts ...ValidatorOption) *Validator {
 func (v *Validator) Len() int {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	return len(v.entries)
+	return len(v.byContent) + len(v.byPointer)
 }
 
 // cacheKey identifies a schema: by content, or by pointer for a
@@ -101,6 +104,7 @@ type cacheKey struct {
 
 // compiled is a resolved schema ready to validate instances.
 type compiled struct {
+	key      cacheKey
 	resolved *jsonschema.Resolved
 	lastUse  atomic.Uint64
 
@@ -178,48 +182,91 @@ func decodeInstance(instance any) (any, error) {
 // compile returns the compiled form of schema, from the cache when it has
 // been compiled before.
 func (v *Validator) compile(schema any) (*compiled, error) {
+	tick := v.clock.Add(1)
+	if c := v.cached(schema); c != nil {
+		c.lastUse.Store(tick)
+		return c, nil
+	}
 	key, err := keyOf(schema)
 	if err != nil {
 		return nil, err
 	}
-	tick := v.clock.Add(1)
-	v.mu.RLock()
-	c, ok := v.entries[key]
-	v.mu.RUnlock()
-	if ok {
+	if c := v.cachedKey(key); c != nil { // a schema given as a map, say
 		c.lastUse.Store(tick)
 		return c, nil
 	}
-
-	c, err = compileSchema(key)
+	c, err := compileSchema(key)
 	if err != nil {
 		return nil, err
 	}
 	c.lastUse.Store(tick)
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if prev, ok := v.entries[key]; ok { // compiled concurrently
+	if prev := v.lookupLocked(key); prev != nil { // compiled concurrently
 		return prev, nil
 	}
-	if len(v.entries) >= v.size {
+	if v.lenLocked() >= v.size {
 		v.evictLocked()
 	}
-	v.entries[key] = c
+	if key.ptr != nil {
+		v.byPointer[key.ptr] = c
+	} else {
+		v.byContent[key.content] = c
+	}
 	return c, nil
 }
+
+// cached returns the compiled form of a schema given as raw JSON or as a
+// *jsonschema.Schema, without allocating, or nil.
+func (v *Validator) cached(schema any) *compiled {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	switch s := schema.(type) {
+	case *jsonschema.Schema:
+		return v.byPointer[s]
+	case json.RawMessage:
+		return v.byContent[string(s)]
+	case []byte:
+		return v.byContent[string(s)]
+	}
+	return nil
+}
+
+func (v *Validator) cachedKey(key cacheKey) *compiled {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.lookupLocked(key)
+}
+
+func (v *Validator) lookupLocked(key cacheKey) *compiled {
+	if key.ptr != nil {
+		return v.byPointer[key.ptr]
+	}
+	return v.byContent[key.content]
+}
+
+func (v *Validator) lenLocked() int { return len(v.byContent) + len(v.byPointer) }
 
 // evictLocked drops the least recently used entry. It scans the cache,
 // which happens only when a new schema arrives at a full cache.
 func (v *Validator) evictLocked() {
-	var oldest cacheKey
-	first := true
-	var oldestUse uint64
-	for k, c := range v.entries {
-		if use := c.lastUse.Load(); first || use < oldestUse {
-			oldest, oldestUse, first = k, use, false
+	var oldest *compiled
+	older := func(c *compiled) {
+		if oldest == nil || c.lastUse.Load() < oldest.lastUse.Load() {
+			oldest = c
 		}
 	}
-	delete(v.entries, oldest)
+	for _, c := range v.byContent {
+		older(c)
+	}
+	for _, c := range v.byPointer {
+		older(c)
+	}
+	if oldest.key.ptr != nil {
+		delete(v.byPointer, oldest.key.ptr)
+	} else {
+		delete(v.byContent, oldest.key.content)
+	}
 }
 
 func keyOf(schema any) (cacheKey, error) {
@@ -258,7 +305,7 @@ func compileSchema(key cacheKey) (*compiled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	return &compiled{resolved: resolved}, nil
+	return &compiled{key: key, resolved: resolved}, nil
 }
 
 // refuseRemote is the loader for references outside the schema: metatools
