@@ -158,10 +158,15 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 	call := &Call{
 		Tool:       tool,
 		Backend:    backend,
-		Args:       maps.Clone(args),
+		Args:       args,
 		Metadata:   cfg.metadata,
 		OnProgress: cfg.onProgress,
 		OnChunk:    cfg.onChunk,
+	}
+	if len(r.extensions) > 0 {
+		// Hooks may rewrite the arguments: they work on a copy, so that
+		// the caller's map never changes. Executors only read them.
+		call.Args = maps.Clone(args)
 	}
 	if call.Args == nil {
 		call.Args = map[string]any{}
@@ -252,25 +257,27 @@ func (r *Runner) resolve(ctx context.Context, id string) (toolmodel.Tool, []tool
 	if _, _, err := toolmodel.ParseToolID(id); err != nil {
 		return toolmodel.Tool{}, nil, err
 	}
-	var sources []Resolver
 	if r.index != nil {
-		sources = append(sources, ResolverFunc(r.index.GetAll))
+		if tool, backends, err := r.index.GetAll(ctx, id); !isNotFound(err) {
+			return tool, backends, err
+		}
 	}
 	if idx, ok := toolindex.IndexFrom(ctx); ok && idx != r.index {
-		sources = append(sources, ResolverFunc(idx.GetAll))
-	}
-	sources = append(sources, r.resolvers...)
-	for _, s := range sources {
-		tool, backends, err := s.Resolve(ctx, id)
-		if err == nil {
-			return tool, backends, nil
+		if tool, backends, err := idx.GetAll(ctx, id); !isNotFound(err) {
+			return tool, backends, err
 		}
-		if errors.CodeOf(err) != errors.NotFound {
-			return toolmodel.Tool{}, nil, err
+	}
+	for _, res := range r.resolvers {
+		if tool, backends, err := res.Resolve(ctx, id); !isNotFound(err) {
+			return tool, backends, err
 		}
 	}
 	return toolmodel.Tool{}, nil, errors.Errorf(errors.NotFound, "no tool %q", id)
 }
+
+// isNotFound reports whether a resolution failed because the tool is
+// unknown there, so that the next place is asked.
+func isNotFound(err error) bool { return err != nil && errors.CodeOf(err) == errors.NotFound }
 
 // execute runs the call on its executor, retrying as the policy says.
 func (r *Runner) execute(ctx context.Context, call *Call) (Output, int, error) {
