@@ -1,9 +1,12 @@
 package toolmodel
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,6 +143,55 @@ type GRPCBackend struct {
 	TLS      *GRPCTLS          `json:"tls,omitempty"`
 	Metadata map[string]string `json:"metadata,omitempty"`
 	Timeout  Duration          `json:"timeout,omitempty"`
+}
+
+// Clone returns a deep copy of b: changing the copy's configuration never
+// changes b.
+func (b ToolBackend) Clone() ToolBackend {
+	c := b
+	c.Config = maps.Clone(b.Config)
+	if b.MCP != nil {
+		m := *b.MCP
+		c.MCP = &m
+	}
+	if b.Provider != nil {
+		p := *b.Provider
+		c.Provider = &p
+	}
+	if b.Local != nil {
+		l := *b.Local
+		c.Local = &l
+	}
+	if b.HTTP != nil {
+		h := *b.HTTP
+		h.QueryParams = slices.Clone(h.QueryParams)
+		h.HeaderParams = slices.Clone(h.HeaderParams)
+		h.Headers = maps.Clone(h.Headers)
+		if h.Auth != nil {
+			a := *h.Auth
+			a.Scopes = slices.Clone(a.Scopes)
+			h.Auth = &a
+		}
+		c.HTTP = &h
+	}
+	if b.GRPC != nil {
+		g := *b.GRPC
+		g.Metadata = maps.Clone(g.Metadata)
+		if g.TLS != nil {
+			t := *g.TLS
+			g.TLS = &t
+		}
+		c.GRPC = &g
+	}
+	return c
+}
+
+// Equal reports whether b and c have the same JSON form: the same kind and
+// the same configuration.
+func (b ToolBackend) Equal(c ToolBackend) bool {
+	a, errA := json.Marshal(b)
+	d, errC := json.Marshal(c)
+	return errA == nil && errC == nil && bytes.Equal(a, d)
 }
 
 // Identity returns a stable string naming the source that serves the
