@@ -171,7 +171,7 @@ func prepare(reg *Registration) (Registration, error) {
 	if err := reg.Backend.Validate(); err != nil {
 		return Registration{}, err
 	}
-	return Registration{Tool: reg.Tool.Clone(), Backend: cloneBackend(reg.Backend)}, nil
+	return Registration{Tool: reg.Tool.Clone(), Backend: reg.Backend.Clone()}, nil
 }
 
 // Register implements [Index].
@@ -535,4 +535,13 @@ func (ix *MemoryIndex) Len() int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return len(ix.tools)
+}
+
+// cloneBackends returns deep copies of backends.
+func cloneBackends(backends []toolmodel.ToolBackend) []toolmodel.ToolBackend {
+	out := make([]toolmodel.ToolBackend, len(backends))
+	for i := range backends {
+		out[i] = backends[i].Clone()
+	}
+	return out
 }

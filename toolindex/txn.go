@@ -61,7 +61,7 @@ func (tx *txn) register(reg *Registration, cfg registerConfig) error {
 	}
 	switch {
 	case pos >= 0:
-		if sameDef && sameBackend(&cur.backends[pos], &reg.Backend) {
+		if sameDef && cur.backends[pos].Equal(reg.Backend) {
 			return nil
 		}
 		backends := slices.Clone(cur.backends)
