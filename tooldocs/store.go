@@ -14,7 +14,7 @@ import (
 
 // Describer is the read side of a [Store]: what an MCP server or a
 // code-mode engine needs to show documentation to an agent. Consumers
-// should accept a Describer, so that tests can stub it.
+// should accept a Describer, so that tests can substitute their own.
 //
 // Implementations are safe for concurrent use and return values the
 // caller owns: changing a returned Doc or Example never changes the
