@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -332,15 +333,39 @@ func (t Tool) Equal(u Tool) bool {
 	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
-// canonicalJSON returns v's JSON with object keys sorted at every level.
+// canonicalJSON returns v's JSON with object keys sorted at every level
+// and numbers in one form (1.0 and 1 are the same number), except those
+// beyond float64's range, which are compared as written.
 func canonicalJSON(v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	var generic any
-	if err := json.Unmarshal(raw, &generic); err != nil {
+	if err := dec.Decode(&generic); err != nil {
 		return nil, err
 	}
-	return json.Marshal(generic)
+	return json.Marshal(normalizeNumbers(generic))
+}
+
+// normalizeNumbers replaces the numbers of a decoded JSON value by their
+// float64 value where it is finite.
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if f, err := strconv.ParseFloat(string(x), 64); err == nil {
+			return f
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+	}
+	return v
 }

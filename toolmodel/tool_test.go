@@ -196,3 +196,14 @@ func TestCloneCopiesEveryRepresentation(t *testing.T) {
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(bool)}, Icons: []mcp.Icon{{Source: "https://example.com/i.png", Sizes: []string{"any"}}}},
 		Metadata: map[string]any{"typed": map[string]any{"N": 1.0}}}))
 }
+
+func TestEqualComparesNumbersByValue(t *testing.T) {
+	a, err := toolmodel.DecodeTool([]byte(`{"name":"x","inputSchema":{"type":"object","maxProperties":1.0,"huge":1e700}}`))
+	require.NoError(t, err)
+	b, err := toolmodel.DecodeTool([]byte(`{"name":"x","inputSchema":{"huge":1e700,"type":"object","maxProperties":1}}`))
+	require.NoError(t, err)
+	assert.True(t, a.Equal(b), "key order and number spelling do not matter")
+	c, err := toolmodel.DecodeTool([]byte(`{"name":"x","inputSchema":{"huge":2e700,"type":"object","maxProperties":1}}`))
+	require.NoError(t, err)
+	assert.False(t, a.Equal(c), "numbers beyond float64 are compared as written")
+}
