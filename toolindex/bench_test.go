@@ -60,6 +60,18 @@ func BenchmarkRegisterMany(b *testing.B) {
 // catalogues of growing size; the cost should grow with the number of
 // matching tools, not with the catalogue.
 func BenchmarkSearch(b *testing.B) {
+	benchSearcher(b, func(i int) string { return benchQueries[i%len(benchQueries)] })
+}
+
+// BenchmarkSearchRare measures a query whose words are in few tools: it
+// should cost almost nothing whatever the catalogue size.
+func BenchmarkSearchRare(b *testing.B) {
+	benchSearcher(b, func(int) string { return "pagerduty incident" })
+}
+
+// benchSearcher runs the i-th query on a lexical searcher holding
+// synthetic catalogues of 1000 and 10000 tools.
+func benchSearcher(b *testing.B, query func(i int) string) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
 			ctx := context.Background()
@@ -70,31 +82,10 @@ func BenchmarkSearch(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				q := toolindex.SearchQuery{Text: benchQueries[i%len(benchQueries)], Limit: 20}
+				if _, err := s.Search(ctx, toolindex.SearchQuery{Text: query(i), Limit: 20}); err != nil {
+					b.Fatal(err)
+				}
 				i++
-				if _, err := s.Search(ctx, q); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-// BenchmarkSearchRare measures a query whose words are in few tools: it
-// should cost almost nothing whatever the catalogue size.
-func BenchmarkSearchRare(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
-		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
-			ctx := context.Background()
-			s := toolindex.NewLexicalSearcher()
-			if err := s.Upsert(ctx, synthCatalogue(n)); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := s.Search(ctx, toolindex.SearchQuery{Text: "pagerduty incident", Limit: 20}); err != nil {
-					b.Fatal(err)
-				}
 			}
 		})
 	}
