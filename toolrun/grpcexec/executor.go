@@ -285,7 +285,7 @@ func (inv invocation) stream(ctx context.Context, req *dynamicpb.Message, onChun
 // failed turns the error of a call into its outcome: the context's end,
 // a tool failure, or an error mapped from the status.
 func (inv invocation) failed(ctx context.Context, err error) (toolrun.Output, error) {
-	if ctx.Err() != nil {
+	if ended(ctx) {
 		return toolrun.Output{}, contextError(ctx, err)
 	}
 	st := status.Convert(err)

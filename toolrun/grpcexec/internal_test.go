@@ -1,9 +1,11 @@
 package grpcexec
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -228,4 +230,18 @@ func TestJSONIsObject(t *testing.T) {
 	}
 	sample, _ := testTypes(t)
 	assert.True(t, jsonIsObject(sample))
+}
+
+// pastDeadline is a context whose deadline has passed but whose timer
+// has not fired yet: the moment a server's answer can arrive in.
+type pastDeadline struct{ context.Context }
+
+func (pastDeadline) Deadline() (time.Time, bool) { return time.Now().Add(-time.Millisecond), true }
+
+func TestAnswerAfterTheDeadlineIsATimeout(t *testing.T) {
+	// A server whose own deadline fires first may answer CANCELLED.
+	_, err := invocation{e: &Executor{}}.failed(pastDeadline{context.Background()}, status.Error(codes.Canceled, "Stream has ended."))
+	require.Error(t, err)
+	assert.Equal(t, errors.Timeout, errors.CodeOf(err))
+	require.ErrorIs(t, err, context.DeadlineExceeded)
 }

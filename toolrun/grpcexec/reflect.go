@@ -500,7 +500,7 @@ func (c *conn) forget(service string) {
 
 // reflectionError classifies an error of the reflection stream.
 func reflectionError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
+	if ended(ctx) {
 		return contextError(ctx, err)
 	}
 	var e *errors.Error
