@@ -83,12 +83,17 @@ type Index interface {
 	// another goroutine may still finish), and calling it again is
 	// harmless. It may be called from within a subscriber.
 	OnChange(fn func(ChangeEvent)) (unsubscribe func())
-	// Refresh re-lists every [Source] the index was given and brings each
-	// source's tools in line with what it lists now, then emits one
+	// Refresh re-lists the [Source]s the index was given and brings each
+	// one's tools in line with what it lists now, then emits one
 	// [Refreshed] event, even when there is no source or nothing changed.
-	// A source that fails to list keeps its tools; the errors of all the
-	// sources that failed are joined in the result.
-	Refresh(ctx context.Context) error
+	// With no identities it re-lists every source; with identities, only
+	// the sources of those identities ([Source.Identity]), so that a
+	// change reported by one source costs one listing. Identities that
+	// name no source of the index are ignored: a caller that keeps
+	// several indexes in step can give each the same list. A source that
+	// fails to list keeps its tools; the errors of all the sources that
+	// failed are joined in the result.
+	Refresh(ctx context.Context, identities ...string) error
 	// Version returns the version of the index: the version of the latest
 	// event, 0 before any change.
 	Version() uint64

@@ -463,7 +463,7 @@ func (ix *MemoryIndex) OnChange(fn func(ChangeEvent)) (unsubscribe func()) {
 // definition (unless the source was given [Replace]) is refused as a
 // whole, and the source keeps its tools. When ctx is done during the
 // pass, the sources not yet refreshed are skipped.
-func (ix *MemoryIndex) Refresh(ctx context.Context) error {
+func (ix *MemoryIndex) Refresh(ctx context.Context, identities ...string) error {
 	const op = "toolindex.Refresh"
 	if err := ctxError(ctx, op); err != nil {
 		return err
@@ -472,6 +472,9 @@ func (ix *MemoryIndex) Refresh(ctx context.Context) error {
 	defer ix.refreshMu.Unlock()
 	var errs []error
 	for _, s := range ix.sources {
+		if len(identities) > 0 && !slices.Contains(identities, s.src.Identity()) {
+			continue
+		}
 		if err := ctxError(ctx, op); err != nil {
 			errs = append(errs, err)
 			break

@@ -20,6 +20,7 @@ type staticSource struct {
 	mu       sync.Mutex
 	regs     []toolindex.Registration
 	err      error
+	listings int
 }
 
 func (s *staticSource) Identity() string { return s.identity }
@@ -30,7 +31,14 @@ func (s *staticSource) ListTools(ctx context.Context) ([]toolindex.Registration,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.listings++
 	return s.regs, s.err
+}
+
+func (s *staticSource) listed() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listings
 }
 
 func (s *staticSource) set(regs []toolindex.Registration, err error) {
@@ -105,6 +113,35 @@ func TestRefreshReconcilesSources(t *testing.T) {
 	src.set(nil, nil)
 	require.NoError(t, idx.Refresh(ctx))
 	assert.Equal(t, 1, idx.Len())
+}
+
+func TestRefreshOfSomeSources(t *testing.T) {
+	ctx := context.Background()
+	gh, jira := mcpBackend("github"), mcpBackend("jira")
+	ghSrc, jiraSrc := &staticSource{identity: gh.Identity()}, &staticSource{identity: jira.Identity()}
+	ghSrc.set([]toolindex.Registration{reg(newTool("gh", "create_issue", "Open an issue."), gh)}, nil)
+	jiraSrc.set([]toolindex.Registration{reg(newTool("jira", "create_ticket", "Open a ticket."), jira)}, nil)
+	idx := toolindex.New(toolindex.WithSource(ghSrc), toolindex.WithSource(jiraSrc))
+	require.NoError(t, idx.Refresh(ctx))
+	seen := events(t, idx)
+
+	ghSrc.set([]toolindex.Registration{reg(newTool("gh", "close_issue", "Close an issue."), gh)}, nil)
+	jiraSrc.set(nil, nil)
+	require.NoError(t, idx.Refresh(ctx, gh.Identity(), "mcp:unknown"))
+	assert.Equal(t, []toolindex.ChangeEvent{
+		{Kind: toolindex.ToolRegistered, ToolID: "gh:close_issue", Backend: "mcp:github", Version: 4},
+		{Kind: toolindex.ToolRemoved, ToolID: "gh:create_issue", Backend: "mcp:github", Version: 5},
+		{Kind: toolindex.Refreshed, Version: 6},
+	}, seen(), "only the named source is listed; an identity of no source is ignored")
+	assert.Equal(t, 2, ghSrc.listed())
+	assert.Equal(t, 1, jiraSrc.listed())
+	_, _, err := idx.Get(ctx, "jira:create_ticket")
+	require.NoError(t, err, "the source left alone keeps its tools")
+
+	require.NoError(t, idx.Refresh(ctx, "mcp:unknown"))
+	assert.Equal(t, []toolindex.ChangeEvent{{Kind: toolindex.Refreshed, Version: 7}}, seen(), "nothing to list still ends in the event")
+	assert.Equal(t, 2, ghSrc.listed())
+	assert.Equal(t, 1, jiraSrc.listed())
 }
 
 func TestRefreshFailures(t *testing.T) {

@@ -2,6 +2,8 @@ package mcpexec
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -83,10 +85,11 @@ func (s *Source) ListTools(ctx context.Context) ([]toolindex.Registration, error
 // AutoRefresh keeps idx in step with the servers whose tools it lists
 // through a [Source] of this manager: when such a server reports that its
 // tools changed (notifications/tools/list_changed), the manager refreshes
-// idx ([toolindex.Index.Refresh]) after the refresh delay
-// ([WithRefreshDelay]); the reports that arrive meanwhile, from any
-// server, are served by that same refresh. A refresh that fails is
-// logged, and the index keeps the tools it had.
+// its source in idx ([toolindex.Index.Refresh]) after the refresh delay
+// ([WithRefreshDelay]). The reports that arrive meanwhile, from any
+// server, are served by that same refresh, which lists again only the
+// servers that reported, and no other source of idx. A refresh that
+// fails is logged, and the index keeps the tools it had.
 //
 // AutoRefresh returns a function that stops it and waits for a refresh
 // under way to end; [Manager.Close] stops it too.
@@ -121,7 +124,7 @@ func (m *Manager) toolsChanged(s *server) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	for r := range m.refreshers {
-		r.schedule()
+		r.schedule(identity(s.name))
 	}
 }
 
@@ -133,17 +136,25 @@ type refresher struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	timer   *time.Timer // the refresh to come, if any
+	timer   *time.Timer         // the refresh to come, if any
+	pending map[string]struct{} // the identities of the sources it lists
 	stopped bool
 	running sync.WaitGroup // the refresh under way
 }
 
-// schedule makes a refresh happen after the delay, unless one is already
-// due.
-func (r *refresher) schedule() {
+// schedule makes a refresh of the source of identity happen after the
+// delay: the refresh already due, if any, or a new one.
+func (r *refresher) schedule(identity string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.stopped || r.timer != nil {
+	if r.stopped {
+		return
+	}
+	if r.pending == nil {
+		r.pending = map[string]struct{}{}
+	}
+	r.pending[identity] = struct{}{}
+	if r.timer != nil {
 		return
 	}
 	r.running.Add(1)
@@ -156,8 +167,10 @@ func (r *refresher) refresh() {
 	// the server before the change.
 	r.mu.Lock()
 	r.timer = nil
+	identities := slices.Sorted(maps.Keys(r.pending))
+	r.pending = nil
 	r.mu.Unlock()
-	if err := r.idx.Refresh(r.ctx); err != nil && r.ctx.Err() == nil {
+	if err := r.idx.Refresh(r.ctx, identities...); err != nil && r.ctx.Err() == nil {
 		r.m.opts.logger.Warn("refresh of the index after a change of MCP tools failed", "error", err)
 	}
 }

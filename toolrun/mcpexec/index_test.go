@@ -175,3 +175,54 @@ func TestAutoRefresh(t *testing.T) {
 		assert.Equal(t, []string{"s:b", "s:c"}, toolIDs(t, idx))
 	})
 }
+
+// countingSource counts the listings of a source.
+type countingSource struct {
+	toolindex.Source
+	mu       sync.Mutex
+	listings int
+}
+
+func (s *countingSource) ListTools(ctx context.Context) ([]toolindex.Registration, error) {
+	s.mu.Lock()
+	s.listings++
+	s.mu.Unlock()
+	return s.Source.ListTools(ctx)
+}
+
+func (s *countingSource) listed() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listings
+}
+
+func TestAutoRefreshListsOnlyTheServersThatChanged(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		servers := map[string]*mcp.Server{}
+		sources := map[string]*countingSource{}
+		var opts []mcpexec.Option
+		for _, name := range []string{"a", "b", "c"} {
+			servers[name] = mcp.NewServer(&mcp.Implementation{Name: name}, nil)
+			addTools(servers[name], name+"0")
+			opts = append(opts, mcpexec.WithServer(name, mcpexec.InMemory(servers[name])))
+		}
+		m := newManager(t, append(opts, mcpexec.WithRefreshDelay(time.Second))...)
+		var idxOpts []toolindex.Option
+		for _, name := range []string{"a", "b", "c"} {
+			sources[name] = &countingSource{Source: m.Source(name, name)}
+			idxOpts = append(idxOpts, toolindex.WithSource(sources[name]))
+		}
+		idx := toolindex.New(idxOpts...)
+		defer m.AutoRefresh(idx)()
+		require.NoError(t, idx.Refresh(context.Background()))
+
+		addTools(servers["a"], "a1")
+		addTools(servers["b"], "b1")
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		assert.Equal(t, []string{"a:a0", "a:a1", "b:b0", "b:b1", "c:c0"}, toolIDs(t, idx))
+		assert.Equal(t, 2, sources["a"].listed(), "the two reports share one refresh")
+		assert.Equal(t, 2, sources["b"].listed())
+		assert.Equal(t, 1, sources["c"].listed(), "a server that reported nothing is not listed again")
+	})
+}
