@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
@@ -56,13 +57,15 @@ func TestIndexIsScorchWithBM25(t *testing.T) {
 	}
 }
 
-// TestScoresAreBM25 checks the scores of a one-word query against the BM25
+// TestScoresAreBM25 checks the scores of queries against the BM25
 // formula, on documents where BM25 and tf-idf disagree: under tf-idf a
 // word said once in a one-word field and four times in a four-word field
 // scores the same (sqrt(tf)/sqrt(length) = 1); BM25 saturates the term
-// frequency and ranks the short field first.
+// frequency and ranks the short field first. The scores are also those
+// bleve's own BM25 search gives.
 func TestScoresAreBM25(t *testing.T) {
-	s, err := New()
+	const weight = 3
+	s, err := New(WithWeights(Weights{Description: weight}))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	ctx := context.Background()
@@ -95,10 +98,29 @@ func TestScoresAreBM25(t *testing.T) {
 		k1, b := search.BM25_k1, search.BM25_b
 		return idf * tf * k1 / (tf + k1*(1-b+b*length/avg))
 	}
-	// The description's weight cancels out: with one field matching, the
-	// query norm divides the score by it.
-	assert.InDelta(t, bm25(1, 1), hits[0].Score, 1e-6)
-	assert.InDelta(t, bm25(4, 4), hits[1].Score, 1e-6)
-	assert.InDelta(t, bm25(1, 4), hits[2].Score, 1e-6)
+	assert.InDelta(t, weight*bm25(1, 1), hits[0].Score, 1e-6)
+	assert.InDelta(t, weight*bm25(4, 4), hits[1].Score, 1e-6)
+	assert.InDelta(t, weight*bm25(1, 4), hits[2].Score, 1e-6)
 	assert.Greater(t, hits[0].Score, hits[1].Score, "term frequency must saturate")
+
+	// bleve's BM25 search of the term alone scores each tool the same,
+	// but for the weight.
+	q := bleve.NewTermQuery("alpha")
+	q.SetField(descriptionField)
+	res, err := s.idx.Search(bleve.NewSearchRequest(q))
+	require.NoError(t, err)
+	require.Len(t, res.Hits, 3)
+	for _, h := range res.Hits {
+		i := slices.IndexFunc(hits, func(hit toolindex.Hit) bool { return hit.ID == h.ID })
+		require.GreaterOrEqual(t, i, 0, h.ID)
+		assert.InDelta(t, weight*h.Score, hits[i].Score, 1e-6, h.ID)
+	}
+
+	// A tool holding one of two query words gets half its score.
+	hits, err = s.Search(ctx, toolindex.SearchQuery{Text: "alpha omega", Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, hits, 4)
+	i := slices.IndexFunc(hits, func(hit toolindex.Hit) bool { return hit.ID == "a" })
+	require.GreaterOrEqual(t, i, 0)
+	assert.InDelta(t, weight*bm25(1, 1)/2, hits[i].Score, 1e-6)
 }

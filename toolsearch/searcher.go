@@ -54,9 +54,10 @@ var ErrClosed = errors.New("toolsearch: searcher is closed")
 // time.
 //
 // Cost model, for n indexed tools: a query costs a dictionary lookup per
-// (word, field) pair, then bleve scores every tool that contains a query
-// word (it never visits the others), which is O(matches), plus
-// O(log(Offset+Limit)) per match to keep the best page. Upsert and Remove
+// (word, field) pair, then reads the postings of each pair once, scoring
+// every tool that contains a query word (it never visits the others),
+// which is O(postings), plus O(log(Offset+Limit)) per matching tool to
+// keep the best page, and an ID lookup per hit returned. Upsert and Remove
 // cost the analysis of the tools they change, plus, for the in-memory
 // index, O(log n) amortized re-indexing per changed tool for the merges:
 // most calls merge little or nothing, and once in a while one merges
