@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"encoding/binary"
 	"math"
@@ -313,7 +314,7 @@ func (a *accumulator) add(num uint64, term int, score float64) {
 // keep holds (all when keep is nil); terms is the number of query terms
 // that matched, which scales the scores.
 func (a *accumulator) best(r index.IndexReader, end, terms int, keep map[uint64]bool) ([]toolindex.Hit, error) {
-	top := minHeap{limit: end}
+	top := topScores{limit: end}
 	for i := range a.docs {
 		d := &a.docs[i]
 		if keep != nil && !keep[d.num] {
@@ -347,49 +348,41 @@ func (a *accumulator) best(r index.IndexReader, end, terms int, keep map[uint64]
 	return hits[:min(end, len(hits))], nil
 }
 
-// minHeap keeps the largest limit scores offered to it.
-type minHeap struct {
+// topScores keeps the largest limit scores offered to it, in a min-heap,
+// so that each offer costs O(log limit).
+type topScores struct {
 	limit int
-	s     []float64
+	h     floatHeap
 }
 
-func (h *minHeap) offer(v float64) {
-	if len(h.s) < h.limit {
-		h.s = append(h.s, v)
-		for i := len(h.s) - 1; i > 0; {
-			p := (i - 1) / 2
-			if h.s[p] <= h.s[i] {
-				break
-			}
-			h.s[p], h.s[i] = h.s[i], h.s[p]
-			i = p
-		}
-		return
-	}
-	if v <= h.s[0] {
-		return
-	}
-	h.s[0] = v
-	for i := 0; ; {
-		l, small := 2*i+1, i
-		if l < len(h.s) && h.s[l] < h.s[small] {
-			small = l
-		}
-		if l+1 < len(h.s) && h.s[l+1] < h.s[small] {
-			small = l + 1
-		}
-		if small == i {
-			return
-		}
-		h.s[i], h.s[small] = h.s[small], h.s[i]
-		i = small
+func (t *topScores) offer(v float64) {
+	switch {
+	case len(t.h) < t.limit:
+		heap.Push(&t.h, v)
+	case v > t.h[0]:
+		t.h[0] = v
+		heap.Fix(&t.h, 0)
 	}
 }
 
 // min returns the smallest score kept, and whether limit scores are kept.
-func (h *minHeap) min() (float64, bool) {
-	if len(h.s) < h.limit || len(h.s) == 0 {
+func (t *topScores) min() (float64, bool) {
+	if len(t.h) == 0 || len(t.h) < t.limit {
 		return 0, false
 	}
-	return h.s[0], true
+	return t.h[0], true
+}
+
+// floatHeap is a min-heap of float64 for container/heap.
+type floatHeap []float64
+
+func (h floatHeap) Len() int           { return len(h) }
+func (h floatHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h floatHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *floatHeap) Push(x any)        { *h = append(*h, x.(float64)) }
+func (h *floatHeap) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
 }
