@@ -27,6 +27,13 @@ import (
 // before its result may be handled after the result has arrived; it is
 // then dropped, since OnProgress is never called after Execute returns.
 //
+// A session that turns out to be closed before the request left is
+// replaced, and the call sent on a new one. A session that breaks while
+// the call is under way is replaced too, but the call is sent again only
+// when the tool's annotations say that doing so is safe (ReadOnlyHint or
+// IdempotentHint): otherwise it may already have had its effect, and it
+// fails as retryable, leaving the choice to the caller's retry policy.
+//
 // Errors: [errors.NotFound] for a server the manager does not know;
 // [errors.InvalidArgument] for a backend that is not an MCP one or
 // arguments that cannot be encoded; a JSON-RPC error of the server keeps
@@ -53,7 +60,7 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 		defer m.untrackProgress(token, sink)
 	}
 	var res *mcp.CallToolResult
-	err = s.do(ctx, func(sess *mcp.ClientSession) error {
+	err = s.do(ctx, safeToResend(&call.Tool), func(sess *mcp.ClientSession) error {
 		// The SDK adds to a request's metadata: each attempt gets its own.
 		params := &mcp.CallToolParams{Name: name, Arguments: call.Args}
 		if token != "" {
@@ -67,6 +74,16 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 		return toolrun.Output{}, err
 	}
 	return toolrun.Output{Raw: res, Content: res.Content, Structured: res.StructuredContent, IsError: res.IsError}, nil
+}
+
+// safeToResend reports whether a call of t that may have reached the
+// server can be sent again: the tool says it has no side effects, or
+// that calling it again with the same arguments has no further effect.
+// These are the server's hints about its own tool; a server that gets
+// them wrong gets the call twice.
+func safeToResend(t *toolmodel.Tool) bool {
+	a := t.Annotations
+	return a != nil && (a.ReadOnlyHint || a.IdempotentHint)
 }
 
 // progressSink passes a call's progress notifications to its callback

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -212,23 +213,81 @@ func TestSessionIsSharedAndOpenedOnce(t *testing.T) {
 }
 
 func TestServerGoneReconnects(t *testing.T) {
-	ss := newServerSessions(testtools.NewServer(testtools.Config{}))
-	m := newManager(t, mcpexec.WithServer("demo", ss.config()))
-	ctx := context.Background()
-	_, err := m.Execute(ctx, mcpCall("demo", testtools.Echo, nil))
-	require.NoError(t, err)
-	old, err := m.Session(ctx, "demo")
-	require.NoError(t, err)
+	synctest.Test(t, func(t *testing.T) {
+		ss := newServerSessions(testtools.NewServer(testtools.Config{}))
+		m := newManager(t, mcpexec.WithServer("demo", ss.config()))
+		ctx := context.Background()
+		_, err := m.Execute(ctx, mcpCall("demo", testtools.Echo, nil))
+		require.NoError(t, err)
+		old, err := m.Session(ctx, "demo")
+		require.NoError(t, err)
 
-	// The server ends the session: the next call opens a new one.
-	require.NoError(t, (<-ss.sessions).Close())
-	out, err := m.Execute(ctx, mcpCall("demo", testtools.Echo, map[string]any{"again": true}))
-	require.NoError(t, err)
-	assert.Equal(t, map[string]any{"again": true}, out.Structured)
-	current, err := m.Session(ctx, "demo")
-	require.NoError(t, err)
-	assert.NotSame(t, old, current)
-	assert.Len(t, ss.sessions, 1, "a second connection")
+		// The server ends the session: once the manager has seen it go,
+		// the next call opens a new one.
+		require.NoError(t, (<-ss.sessions).Close())
+		synctest.Wait()
+		out, err := m.Execute(ctx, mcpCall("demo", testtools.Echo, map[string]any{"again": true}))
+		require.NoError(t, err)
+		assert.Equal(t, map[string]any{"again": true}, out.Structured)
+		current, err := m.Session(ctx, "demo")
+		require.NoError(t, err)
+		assert.NotSame(t, old, current)
+		assert.Len(t, ss.sessions, 1, "a second connection")
+	})
+}
+
+// TestSessionBreaksDuringTheCall breaks the session while the server
+// handles the first call of each tool: only a tool whose annotations say
+// it is safe is called again.
+func TestSessionBreaksDuringTheCall(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "flaky"}, nil)
+	var mu sync.Mutex
+	calls := map[string]int{}
+	breakFirst := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		mu.Lock()
+		calls[req.Params.Name]++
+		first := calls[req.Params.Name] == 1
+		mu.Unlock()
+		if first {
+			// Closing waits for the handlers under way, this one too.
+			go req.Session.Close()
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return testtools.Structured(map[string]any{"tool": req.Params.Name})
+	}
+	destructive := true
+	tools := map[string]*mcp.ToolAnnotations{
+		"lookup":  {ReadOnlyHint: true},
+		"upsert":  {IdempotentHint: true},
+		"charge":  nil,
+		"archive": {DestructiveHint: &destructive},
+	}
+	for name, annotations := range tools {
+		srv.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}, Annotations: annotations}, breakFirst)
+	}
+	m := newManager(t, mcpexec.WithServer("flaky", mcpexec.InMemory(srv)))
+
+	for name, annotations := range tools {
+		t.Run(name, func(t *testing.T) {
+			call := mcpCall("flaky", name, nil)
+			call.Tool.Annotations = annotations
+			out, err := m.Execute(context.Background(), call)
+			mu.Lock()
+			n := calls[name]
+			mu.Unlock()
+			if annotations != nil && (annotations.ReadOnlyHint || annotations.IdempotentHint) {
+				require.NoError(t, err)
+				assert.Equal(t, map[string]any{"tool": name}, out.Structured)
+				assert.Equal(t, 2, n, "sent again on a new session")
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, errors.Unavailable, errors.CodeOf(err), "error: %v", err)
+			assert.True(t, errors.IsRetryable(err))
+			assert.Equal(t, 1, n, "not sent again: it may have had its effect")
+		})
+	}
 }
 
 func TestHTTPHeaders(t *testing.T) {

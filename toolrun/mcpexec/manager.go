@@ -240,7 +240,8 @@ func (m *Manager) ListTools(ctx context.Context, server string) ([]*mcp.Tool, er
 		return nil, opError(op, err)
 	}
 	var tools []*mcp.Tool
-	err = s.do(ctx, func(sess *mcp.ClientSession) error {
+	// Listing has no effect on the server: it is safe to do again.
+	err = s.do(ctx, true, func(sess *mcp.ClientSession) error {
 		tools = tools[:0]
 		for tool, err := range sess.Tools(ctx, nil) {
 			if err != nil {

@@ -234,9 +234,11 @@ func (s *server) discard(sess *mcp.ClientSession) {
 }
 
 // do runs fn on the server's session. When fn fails because the session
-// was closed before its request was sent, do runs it again, once, on a
-// new session. Errors are classified; see [callError].
-func (s *server) do(ctx context.Context, fn func(*mcp.ClientSession) error) error {
+// broke before its request was sent, or at any point before the answer
+// when resending is safe (resend: the request has no effect the server
+// would do twice), do runs it again, once, on a new session. Errors are
+// classified; see [callError].
+func (s *server) do(ctx context.Context, resend bool, fn func(*mcp.ClientSession) error) error {
 	for attempt := 1; ; attempt++ {
 		sess, err := s.session(ctx)
 		if err != nil {
@@ -260,7 +262,7 @@ func (s *server) do(ctx context.Context, fn func(*mcp.ClientSession) error) erro
 			return e
 		}
 		s.discard(sess)
-		if attempt == 1 && notSent(err) {
+		if attempt == 1 && (resend || notSent(err)) {
 			continue
 		}
 		e := callError(err)
