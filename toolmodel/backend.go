@@ -102,10 +102,25 @@ type HTTPAuth struct {
 	Scopes []string `json:"scopes,omitempty"`
 }
 
+// HTTPBodyEncoding names how an HTTP backend encodes its request body.
+type HTTPBodyEncoding string
+
+// The body encodings.
+const (
+	// BodyJSON sends the body as JSON (application/json). It is the
+	// default.
+	BodyJSON HTTPBodyEncoding = ""
+	// BodyForm sends the body as an HTML form
+	// (application/x-www-form-urlencoded): each property is a field, an
+	// array one field per item, an object its JSON text, as query
+	// parameters are.
+	BodyForm HTTPBodyEncoding = "form"
+)
+
 // HTTPBackend is an HTTP API endpoint. Arguments named by the Path
 // template's placeholders, QueryParams and HeaderParams go to those places;
-// the others form the JSON body, or only the argument named BodyParam when
-// it is set.
+// the others form the body, or only the argument named BodyParam when it
+// is set, encoded as BodyEncoding says.
 type HTTPBackend struct {
 	// BaseURL is the API's absolute http or https URL.
 	BaseURL string `json:"baseUrl"`
@@ -117,6 +132,7 @@ type HTTPBackend struct {
 	QueryParams  []string          `json:"queryParams,omitempty"`
 	HeaderParams []string          `json:"headerParams,omitempty"`
 	BodyParam    string            `json:"bodyParam,omitempty"`
+	BodyEncoding HTTPBodyEncoding  `json:"bodyEncoding,omitempty"`
 	Headers      map[string]string `json:"headers,omitempty"`
 	Auth         *HTTPAuth         `json:"auth,omitempty"`
 	Timeout      Duration          `json:"timeout,omitempty"`
@@ -321,6 +337,11 @@ func (h *HTTPBackend) problems() []string {
 	}
 	if h.Timeout < 0 {
 		p = append(p, "http.timeout is negative")
+	}
+	switch h.BodyEncoding {
+	case BodyJSON, BodyForm:
+	default:
+		p = append(p, fmt.Sprintf("http.bodyEncoding %q must be empty (JSON) or form", h.BodyEncoding))
 	}
 	if h.Auth != nil {
 		p = append(p, h.Auth.problems()...)

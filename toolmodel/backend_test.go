@@ -54,6 +54,7 @@ func TestBackendValidate(t *testing.T) {
 		{"http method and path", toolmodel.ToolBackend{Kind: toolmodel.BackendHTTP, HTTP: &toolmodel.HTTPBackend{BaseURL: "http://x", Method: "FETCH", Path: "pets/{id"}},
 			`http.method "FETCH" is not an HTTP method; http.path "pets/{id" must start with '/'; http.path "pets/{id" has unbalanced braces`},
 		{"http timeout", toolmodel.ToolBackend{Kind: toolmodel.BackendHTTP, HTTP: &toolmodel.HTTPBackend{BaseURL: "http://x", Method: "GET", Timeout: -1}}, "http.timeout is negative"},
+		{"http body encoding", toolmodel.ToolBackend{Kind: toolmodel.BackendHTTP, HTTP: &toolmodel.HTTPBackend{BaseURL: "http://x", Method: "POST", BodyEncoding: "xml"}}, `http.bodyEncoding "xml" must be empty (JSON) or form`},
 		{"bearer", toolmodel.ToolBackend{Kind: toolmodel.BackendHTTP, HTTP: withAuth(toolmodel.HTTPAuth{Type: toolmodel.AuthBearer})}, "secret is missing for bearer"},
 		{"api key", toolmodel.ToolBackend{Kind: toolmodel.BackendHTTP, HTTP: withAuth(toolmodel.HTTPAuth{Type: toolmodel.AuthAPIKey, Secret: "K", Name: "X-Key", In: "cookie"})}, `http.auth.in "cookie" must be header or query`},
 		{"basic", toolmodel.ToolBackend{Kind: toolmodel.BackendHTTP, HTTP: withAuth(toolmodel.HTTPAuth{Type: toolmodel.AuthBasic, Secret: "P"})}, "needs username and secret for basic"},

@@ -35,10 +35,12 @@ const DefaultMaxRetryAfter = time.Minute
 // [errors.InvalidArgument] error, and so is "." or ".."); the QueryParams
 // arguments in the query, an array as the parameter repeated, an object as
 // its JSON text; the HeaderParams arguments as headers, an array as a
-// comma-separated list; the static Headers; a JSON body made of the
-// argument named BodyParam when it is set, else of every other argument
-// (POST, PUT and PATCH send {} when there is none, other methods send no
-// body); then the credentials of the backend's Auth, which win over any
+// comma-separated list; the static Headers; a body made of the argument
+// named BodyParam when it is set, else of every other argument (POST, PUT
+// and PATCH send {} when there is none, other methods send no body), as
+// JSON or, with BodyEncoding [toolmodel.BodyForm], as an HTML form whose
+// fields are written as query parameters are (null ones left out); then
+// the credentials of the backend's Auth, which win over any
 // header of the same name. Secrets come from the executor's
 // [SecretSource], never from the arguments.
 //

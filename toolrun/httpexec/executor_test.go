@@ -82,6 +82,26 @@ func TestRequestMapping(t *testing.T) {
 			},
 		},
 		{
+			name: "a form body: fields in name order, arrays repeated, objects as JSON, nulls left out",
+			backend: toolmodel.HTTPBackend{Method: "POST", Path: "/charges", QueryParams: []string{"dry"},
+				BodyEncoding: toolmodel.BodyForm},
+			args: map[string]any{"dry": true, "amount": 2000.0, "currency": "eur", "expand": []any{"customer", "invoice"},
+				"metadata": map[string]any{"order": "a&b"}, "description": nil, "capture": false},
+			check: func(t *testing.T, s seen) {
+				assert.Equal(t, "dry=true&v=2", s.Query)
+				assert.Equal(t, "application/x-www-form-urlencoded", s.Header.Get("Content-Type"))
+				assert.Equal(t, "amount=2000&capture=false&currency=eur&expand=customer&expand=invoice&metadata=%7B%22order%22%3A%22a%26b%22%7D", s.Body)
+			},
+		},
+		{
+			name:    "a form body from the body parameter",
+			backend: toolmodel.HTTPBackend{Method: "POST", Path: "/token", BodyParam: "form", BodyEncoding: toolmodel.BodyForm},
+			args:    map[string]any{"form": map[string]any{"grant_type": "password", "username": "ann"}, "stray": 1.0},
+			check: func(t *testing.T, s seen) {
+				assert.Equal(t, "grant_type=password&username=ann", s.Body)
+			},
+		},
+		{
 			name:    "POST without arguments sends an empty object",
 			backend: toolmodel.HTTPBackend{Method: "POST", Path: "/ping"},
 			args:    map[string]any{},
@@ -142,6 +162,7 @@ func TestRequestErrors(t *testing.T) {
 		{"bad header name", toolmodel.HTTPBackend{Path: "/", Headers: map[string]string{"a b": "1"}}, nil, `header name "a b" is not a valid token`},
 		{"bad base URL", toolmodel.HTTPBackend{BaseURL: "ftp://x", Path: "/"}, nil, `base URL "ftp://x" is not an absolute http(s) URL`},
 		{"unencodable body", toolmodel.HTTPBackend{Method: "POST", Path: "/"}, map[string]any{"f": func() {}}, "encode the request body"},
+		{"form body not an object", toolmodel.HTTPBackend{Method: "POST", Path: "/", BodyParam: "b", BodyEncoding: toolmodel.BodyForm}, map[string]any{"b": []any{"x"}}, "the body is []interface {}, not an object"},
 		{"unknown auth", toolmodel.HTTPBackend{Path: "/", Auth: &toolmodel.HTTPAuth{Type: "digest", Secret: "S"}}, nil, `auth type "digest" is unknown`},
 	}
 	for _, tt := range tests {

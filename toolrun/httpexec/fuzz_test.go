@@ -1,7 +1,9 @@
 package httpexec
 
 import (
+	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +62,47 @@ func FuzzResponse(f *testing.F) {
 			return
 		}
 		successOutput(r, "https://x")
+	})
+}
+
+// FuzzFormBody encodes arbitrary JSON objects as forms: no panic, and the
+// form decodes back to each string field and array of strings.
+func FuzzFormBody(f *testing.F) {
+	for _, seed := range []string{`{"a":"b","n":1.5,"t":true}`, `{"tags":["x","y&z"],"o":{"k":"<v>"}}`, `{"é":"=&?","":""}`,
+		`{"nul":null,"list":[null,1]}`, `[1]`, `"text"`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		var value any
+		if json.Unmarshal([]byte(doc), &value) != nil {
+			return
+		}
+		body, err := formBody(value)
+		obj, isObject := value.(map[string]any)
+		if !isObject {
+			if err == nil {
+				t.Fatalf("formBody(%s) accepted a non-object", doc)
+			}
+			return
+		}
+		if err != nil {
+			return
+		}
+		form, err := url.ParseQuery(string(body))
+		if err != nil {
+			t.Fatalf("formBody(%s) = %q, which does not parse: %v", doc, body, err)
+		}
+		for name, v := range obj {
+			switch v := v.(type) {
+			case string:
+				if got := form[name]; len(got) != 1 || got[0] != v {
+					t.Fatalf("field %q of %s: got %q", name, doc, got)
+				}
+			case nil:
+				if _, ok := form[name]; ok {
+					t.Fatalf("null field %q of %s is sent", name, doc)
+				}
+			}
+		}
 	})
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,21 +47,9 @@ func (e *Executor) newRequest(ctx context.Context, b *toolmodel.HTTPBackend, arg
 		if !ok || v == nil {
 			continue
 		}
-		if list, isList := asList(v); isList {
-			for _, item := range list {
-				s, err := queryString(item)
-				if err != nil {
-					return nil, paramError("query", name, err)
-				}
-				q.Add(name, s)
-			}
-			continue
-		}
-		s, err := queryString(v)
-		if err != nil {
+		if err := addValue(q, name, v); err != nil {
 			return nil, paramError("query", name, err)
 		}
-		q.Add(name, s)
 	}
 
 	header := http.Header{}
@@ -87,7 +78,7 @@ func (e *Executor) newRequest(ctx context.Context, b *toolmodel.HTTPBackend, arg
 		header.Set("Accept", "application/json, */*;q=0.5")
 	}
 
-	body, err := requestBody(method, b.BodyParam, args, consumed)
+	body, contentType, err := requestBody(method, b, args, consumed)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +86,7 @@ func (e *Executor) newRequest(ctx context.Context, b *toolmodel.HTTPBackend, arg
 	if body != nil {
 		reader = bytes.NewReader(body)
 		if header.Get("Content-Type") == "" {
-			header.Set("Content-Type", "application/json")
+			header.Set("Content-Type", contentType)
 		}
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), reader)
@@ -110,15 +101,16 @@ func (e *Executor) newRequest(ctx context.Context, b *toolmodel.HTTPBackend, arg
 	return req, nil
 }
 
-// requestBody returns the JSON body of a call: the argument named
-// bodyParam when it is set, else every argument not consumed elsewhere.
-// It returns nil for no body.
-func requestBody(method, bodyParam string, args map[string]any, consumed map[string]bool) ([]byte, error) {
+// requestBody returns the body of a call and its content type: the
+// argument named b.BodyParam when it is set, else every argument not
+// consumed elsewhere, encoded as b.BodyEncoding says. It returns a nil
+// body for no body.
+func requestBody(method string, b *toolmodel.HTTPBackend, args map[string]any, consumed map[string]bool) (body []byte, contentType string, err error) {
 	var value any
-	if bodyParam != "" {
-		v, ok := args[bodyParam]
+	if b.BodyParam != "" {
+		v, ok := args[b.BodyParam]
 		if !ok {
-			return nil, nil
+			return nil, "", nil
 		}
 		value = v
 	} else {
@@ -131,18 +123,62 @@ func requestBody(method, bodyParam string, args map[string]any, consumed map[str
 		if len(rest) == 0 {
 			switch method {
 			case http.MethodPost, http.MethodPut, http.MethodPatch:
-				// Servers of these methods commonly insist on a JSON body.
+				// Servers of these methods commonly insist on a body.
 			default:
-				return nil, nil
+				return nil, "", nil
 			}
 		}
 		value = rest
 	}
-	body, err := json.Marshal(value)
-	if err != nil {
-		return nil, opErrorf(errors.InvalidArgument, "encode the request body: %w", err)
+	if b.BodyEncoding == toolmodel.BodyForm {
+		form, err := formBody(value)
+		if err != nil {
+			return nil, "", opErrorf(errors.InvalidArgument, "encode the request body as a form: %w", err)
+		}
+		return form, "application/x-www-form-urlencoded", nil
 	}
-	return body, nil
+	body, err = json.Marshal(value)
+	if err != nil {
+		return nil, "", opErrorf(errors.InvalidArgument, "encode the request body: %w", err)
+	}
+	return body, "application/json", nil
+}
+
+// formBody encodes an object as an HTML form, its properties in name
+// order, each as a query parameter would be (see [addValue]); null
+// properties are left out.
+func formBody(value any) ([]byte, error) {
+	obj, ok := value.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the body is %T, not an object", value)
+	}
+	form := url.Values{}
+	for _, name := range slices.Sorted(maps.Keys(obj)) {
+		if obj[name] == nil {
+			continue
+		}
+		if err := addValue(form, name, obj[name]); err != nil {
+			return nil, fmt.Errorf("field %q %w", name, err)
+		}
+	}
+	return []byte(form.Encode()), nil
+}
+
+// addValue adds the value of a query parameter or form field: a scalar's
+// text, one value per item of an array, or an object's JSON.
+func addValue(vals url.Values, name string, v any) error {
+	list, isList := asList(v)
+	if !isList {
+		list = []any{v}
+	}
+	for _, item := range list {
+		s, err := queryString(item)
+		if err != nil {
+			return err
+		}
+		vals.Add(name, s)
+	}
+	return nil
 }
 
 // fillPath replaces each {name} of template by the URL-escaped argument
@@ -233,16 +269,19 @@ func simpleString(v any) (string, error) {
 }
 
 // queryString returns a query parameter's value: a scalar's text, or an
-// object's JSON.
+// object's JSON (with '<', '>' and '&' as they are: the URL encoding
+// escapes them).
 func queryString(v any) (string, error) {
 	if s, err := scalarString(v); err == nil {
 		return s, nil
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return "", err
 	}
-	return string(raw), nil
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // scalarString returns the text of a string, number or boolean; numbers

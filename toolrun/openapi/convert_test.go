@@ -201,8 +201,15 @@ func TestParametersAndBodies(t *testing.T) {
     operationId: patch
     requestBody:
       content:
-        application/x-www-form-urlencoded:
-          schema: {type: object}
+        application/x-www-form-urlencoded; charset=utf-8:
+          schema: {type: object, properties: {name: {type: string}, tags: {type: array, items: {type: string}}}}
+    responses: {"204": {description: ok}}
+  options:
+    operationId: probe
+    requestBody:
+      content:
+        text/plain:
+          schema: {type: string}
     responses: {"204": {description: ok}}
   post:
     operationId: post
@@ -215,9 +222,18 @@ func TestParametersAndBodies(t *testing.T) {
     operationId: remove
     parameters:
       - {name: sid, in: cookie, required: true, schema: {type: string}}
+    responses: {"204": {description: ok}}
+/forms:
+  post:
+    operationId: notAnObject
+    requestBody:
+      required: true
+      content:
+        application/x-www-form-urlencoded:
+          schema: {type: string}
     responses: {"204": {description: ok}}`, `{}`)
 	regs, warnings := importOne(t, doc)
-	require.Len(t, regs, 3)
+	require.Len(t, regs, 4)
 	byName := map[string]toolindex.Registration{}
 	for _, r := range regs {
 		byName[r.Tool.Name] = r
@@ -241,13 +257,21 @@ func TestParametersAndBodies(t *testing.T) {
 	assert.Empty(t, post.Backend.HTTP.BodyParam)
 
 	patch := byName["patch"]
+	assert.JSONEq(t, `{"type":"object","required":["id"],"properties":{
+		"id":{"type":"string","description":"path-level"},"name":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}}}`,
+		schemaJSON(t, patch.Tool.InputSchema), "a form body is spread over the arguments like a JSON one")
+	assert.Equal(t, toolmodel.BodyForm, patch.Backend.HTTP.BodyEncoding)
+	assert.Equal(t, toolmodel.BodyJSON, post.Backend.HTTP.BodyEncoding, "JSON is preferred")
+
+	probe := byName["probe"]
 	assert.JSONEq(t, `{"type":"object","additionalProperties":false,"required":["id"],"properties":{
-		"id":{"type":"string","description":"path-level"}}}`, schemaJSON(t, patch.Tool.InputSchema))
+		"id":{"type":"string","description":"path-level"}}}`, schemaJSON(t, probe.Tool.InputSchema))
 
 	assert.Equal(t, []string{
+		`POST /forms: left out: the form request body is not described as an object`,
 		`PUT /items/{id}: cookie parameter "sid" is ignored`,
 		`DELETE /items/{id}: left out: cookie parameter "sid" is required, and cookies are not supported`,
-		`PATCH /items/{id}: the optional request body (application/x-www-form-urlencoded) is ignored: only JSON bodies are supported`,
+		`OPTIONS /items/{id}: the optional request body (text/plain) is ignored: only JSON and form bodies are supported`,
 	}, warnings)
 }
 

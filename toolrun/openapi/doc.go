@@ -29,14 +29,17 @@
 //   - Input schema: one property per path, query and header parameter
 //     (path and operation parameters merged; cookie parameters are
 //     ignored, and an operation that requires one is left out), plus the
-//     JSON request body: its properties become arguments of their own when
-//     it is an object schema with no other constraint and no property named
-//     like a parameter, else it is one argument named "body" (or
+//     request body, JSON or else an HTML form
+//     (application/x-www-form-urlencoded, which must describe an object;
+//     the backend's BodyEncoding says which): its properties become
+//     arguments of their own when it is an object schema with no other
+//     constraint and no property named like a parameter, else it is one
+//     argument named "body" (or
 //     "requestBody", "request_body" when taken), the backend's BodyParam.
 //     When every argument has its place, the schema refuses others
 //     (additionalProperties false), so that a mistyped name is caught by
-//     validation rather than sent. An operation whose required body is not
-//     JSON (a form, a file upload) is left out.
+//     validation rather than sent. An operation whose required body is
+//     neither (a file upload, plain text) is left out.
 //   - Output schema: the schema of the first 2xx JSON response, when it
 //     describes an object, as MCP requires.
 //   - Schemas: local $refs are inlined; recursive ones become references

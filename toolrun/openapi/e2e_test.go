@@ -37,6 +37,7 @@ func newTrackerServer(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /v2/repos/{owner}/{repo}/issues", ts.bearer(ts.listIssues))
 	mux.HandleFunc("GET /v2/repos/{owner}/{repo}/issues/{number}", ts.bearer(ts.getIssue))
 	mux.HandleFunc("PUT /v2/repos/{owner}/{repo}/issues/{number}/labels", ts.bearer(ts.setLabels))
+	mux.HandleFunc("PUT /v2/repos/{owner}/{repo}/issues/{number}/lock", ts.bearer(ts.lock))
 	mux.HandleFunc("GET /v2/search/issues", ts.search)
 	mux.HandleFunc("POST /oauth/token", ts.token)
 	mux.HandleFunc("POST /v2/webhooks", ts.createWebhook)
@@ -141,6 +142,22 @@ func (ts *trackerServer) setLabels(w http.ResponseWriter, r *http.Request) {
 	reply(w, http.StatusOK, labels)
 }
 
+// lock reads its body as a form, as the operation declares.
+func (ts *trackerServer) lock(w http.ResponseWriter, r *http.Request) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	issue := ts.find(w, r)
+	if issue == nil {
+		return
+	}
+	if r.Header.Get("Content-Type") != "application/x-www-form-urlencoded" || r.ParseForm() != nil {
+		reply(w, http.StatusUnsupportedMediaType, map[string]any{"message": "a form is expected"})
+		return
+	}
+	issue["locked"] = r.PostForm.Get("lock_reason")
+	w.WriteHeader(http.StatusNoContent)
+}
+
 func (ts *trackerServer) search(w http.ResponseWriter, r *http.Request) {
 	// The operation declares no security: no credentials may be sent.
 	assert.Empty(ts.t, r.Header.Get("Authorization"))
@@ -225,6 +242,15 @@ func TestEndToEnd(t *testing.T) {
 		res, err := run("tracker:setLabels", map[string]any{"owner": "octo", "repo": "hello", "issue_number": 2, "body": []any{"perf", "search"}})
 		require.NoError(t, err)
 		assert.Len(t, res.Structured, 2)
+	})
+	t.Run("a form body", func(t *testing.T) {
+		res, err := run("tracker:put_repos_by_owner_by_repo_issues_by_issue_number_lock",
+			map[string]any{"owner": "octo", "repo": "hello", "issue_number": 2, "lock_reason": "too heated"})
+		require.NoError(t, err)
+		require.NoError(t, res.Err())
+		res, err = run("tracker:getIssue", map[string]any{"owner": "octo", "repo": "hello", "issue_number": 2})
+		require.NoError(t, err)
+		assert.Equal(t, "too heated", res.Structured.(map[string]any)["locked"])
 	})
 	t.Run("an operation without security, with a header parameter", func(t *testing.T) {
 		res, err := run("tracker:searchIssues", map[string]any{"q": "Slow search", "X-Request-Id": "req-1"})

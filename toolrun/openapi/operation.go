@@ -254,8 +254,8 @@ var bodyNames = []string{"body", "requestBody", "request_body"}
 var mergeableKeys = []string{"type", "properties", "required", "additionalProperties", "description", "title", "examples"}
 
 // inputSchema builds the input schema of an operation from its
-// parameters and its JSON request body, and fills in where backend sends
-// each argument.
+// parameters and its JSON or form request body, and fills in where
+// backend sends each argument.
 func (im *importer) inputSchema(where, path string, item *openapi3.PathItem, op *openapi3.Operation, backend *toolmodel.HTTPBackend) (json.RawMessage, error) {
 	params, err := parameters(item.Parameters, op.Parameters)
 	if err != nil {
@@ -285,15 +285,16 @@ func (im *importer) inputSchema(where, path string, item *openapi3.PathItem, op 
 	var body *openapi3.RequestBody
 	if op.RequestBody != nil && op.RequestBody.Value != nil {
 		body = op.RequestBody.Value
-		media := jsonMedia(body.Content)
+		media, encoding := bodyMedia(body.Content)
 		switch {
 		case media == nil && body.Required:
-			return nil, fmt.Errorf("the request body is %s, and only JSON bodies are supported", contentTypes(body.Content))
+			return nil, fmt.Errorf("the request body is %s, and only JSON and form bodies are supported", contentTypes(body.Content))
 		case media == nil:
-			im.warn(where, "the optional request body (%s) is ignored: only JSON bodies are supported", contentTypes(body.Content))
+			im.warn(where, "the optional request body (%s) is ignored: only JSON and form bodies are supported", contentTypes(body.Content))
 			body = nil
 		default:
 			refs = append(refs, schemaOf(media.Schema, nil))
+			backend.BodyEncoding = encoding
 		}
 	}
 
@@ -327,6 +328,9 @@ func (im *importer) inputSchema(where, path string, item *openapi3.PathItem, op 
 	closed := true
 	if body != nil {
 		bodySchema := rootOf(converted[len(kept)], defs)
+		if obj, ok := bodySchema.(map[string]any); backend.BodyEncoding == toolmodel.BodyForm && (!ok || !isObject(obj)) {
+			return nil, errors.New("the form request body is not described as an object")
+		}
 		if obj, ok := mergeable(bodySchema, props); ok {
 			bodyProps, _ := obj["properties"].(map[string]any)
 			for name, p := range bodyProps {
@@ -501,6 +505,21 @@ func schemaOf(schema *openapi3.SchemaRef, content openapi3.Content) any {
 		return nil
 	}
 	return v
+}
+
+// bodyMedia returns the media type of a request body the executor can
+// send, and how to encode it: JSON (see [jsonMedia]) or else an HTML
+// form. It returns nil when there is neither.
+func bodyMedia(content openapi3.Content) (*openapi3.MediaType, toolmodel.HTTPBodyEncoding) {
+	if media := jsonMedia(content); media != nil {
+		return media, toolmodel.BodyJSON
+	}
+	for _, k := range slices.Sorted(maps.Keys(content)) {
+		if mt, _, err := mime.ParseMediaType(k); err == nil && mt == "application/x-www-form-urlencoded" {
+			return content[k], toolmodel.BodyForm
+		}
+	}
+	return nil, toolmodel.BodyJSON
 }
 
 // jsonMedia returns the JSON media type of a content map, preferring
