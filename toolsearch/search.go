@@ -325,7 +325,7 @@ func (a *accumulator) best(r index.IndexReader, end, terms int, keep map[uint64]
 		top.offer(d.score)
 	}
 	threshold, full := top.min()
-	var hits []toolindex.Hit
+	hits := []toolindex.Hit{}
 	var id [8]byte
 	for i := range a.docs {
 		d := &a.docs[i]
