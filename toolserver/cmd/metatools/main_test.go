@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,4 +160,32 @@ func TestStats(t *testing.T) {
 	assert.Positive(t, cost.Tools)
 	assert.Positive(t, cost.Classic.Bytes)
 	assert.InDelta(t, float64(cost.Meta.Bytes)/float64(cost.Classic.Bytes), cost.Ratio, 1e-9)
+}
+
+func TestStatsOfAToolsFile(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf(`{"name":"report_%d","namespace":"sales","description":"Build sales report number %d for a region and a quarter.","inputSchema":{"type":"object","properties":{"region":{"type":"string"},"quarter":{"type":"integer","minimum":1,"maximum":4}},"required":["region"]}}`, i, i))
+		if i == 10 {
+			lines = append(lines, "") // blank lines are skipped
+		}
+	}
+	good := filepath.Join(dir, "tools.jsonl")
+	require.NoError(t, os.WriteFile(good, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+
+	code, stdout, stderr := cli(t, "", "stats", "--tools", good, "--query", "sales report region")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "Catalogue of 40 tools")
+	assert.Regexp(t, `The meta-tool path costs \d+\.\d% of the classic listing\.`, stdout)
+
+	bad := filepath.Join(dir, "bad.jsonl")
+	require.NoError(t, os.WriteFile(bad, []byte(lines[0]+"\n{\"name\":\"no schema\"}\n"), 0o600))
+	code, _, stderr = cli(t, "", "stats", "--tools", bad)
+	assert.NotEqual(t, exitOK, code)
+	assert.Contains(t, stderr, "bad.jsonl:2:")
+
+	code, _, stderr = cli(t, "", "stats", "--tools", filepath.Join(dir, "missing.jsonl"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "missing.jsonl")
 }
