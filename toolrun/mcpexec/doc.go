@@ -40,7 +40,9 @@
 // session; a call whose request could not be sent because the session had
 // ended is sent again once, on the new session, while a call that was
 // under way fails with a retryable [errors.Unavailable] error, since the
-// server may have acted on it: the runner's retry policy decides. Failed
+// server may have acted on it: the runner's retry policy decides. (A call
+// of a tool annotated read-only or idempotent is sent again in both
+// cases, as doing it twice is harmless.) Failed
 // connection attempts back off exponentially ([WithReconnectBackoff]), and
 // the errors of calls made meanwhile carry the time left
 // ([toolrun.RetryAfter]), which the runner's default retry policy honours.
@@ -68,7 +70,7 @@
 // the index list them on each Refresh, adding, updating and removing
 // tools; and [Manager.AutoRefresh] refreshes the index when a server whose
 // tools a Source listed sends notifications/tools/list_changed, once per
-// burst of notifications.
+// burst of notifications, listing again only the servers that sent them.
 //
 // # How to plug in your own
 //
