@@ -14,6 +14,7 @@ import (
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolrun/mcpexec"
 )
 
 // The names of the meta-tools.
@@ -327,7 +328,7 @@ func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest,
 			}
 		}))
 	}
-	res, err := s.runner.Run(ctx, id, args, opts...)
+	res, err := s.runner.Run(onBehalfOf(ctx, req), id, args, opts...)
 	if err != nil {
 		return nil, toolError(err)
 	}
@@ -335,6 +336,16 @@ func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest,
 		return nil, withContent(toolError(res.ToolError), res)
 	}
 	return res, nil
+}
+
+// onBehalfOf returns ctx carrying the client of a request, so that an
+// upstream MCP server's requests to its client (sampling, elicitation)
+// and its log messages during the call reach that client.
+func onBehalfOf(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	if req.Session == nil {
+		return ctx
+	}
+	return mcpexec.WithClient(ctx, req.Session)
 }
 
 // resultText is the text form of a result: a string as it is, anything
@@ -365,7 +376,7 @@ func nonText(content []mcp.Content) []mcp.Content {
 	return out
 }
 
-func (s *Server) runChain(ctx context.Context, _ *mcp.CallToolRequest, in chainInput) (*mcp.CallToolResult, error) {
+func (s *Server) runChain(ctx context.Context, req *mcp.CallToolRequest, in chainInput) (*mcp.CallToolResult, error) {
 	steps := make([]toolrun.ChainStep, len(in.Steps))
 	for i, st := range in.Steps {
 		steps[i] = toolrun.ChainStep{ToolID: st.ID, Args: st.Args, UsePrevious: st.UsePrevious, PreviousKey: st.PreviousKey}
@@ -379,7 +390,7 @@ func (s *Server) runChain(ctx context.Context, _ *mcp.CallToolRequest, in chainI
 	if in.ContinueOnError {
 		opts = append(opts, toolrun.ContinueOnError())
 	}
-	results, err := s.runner.RunChain(ctx, steps, opts...)
+	results, err := s.runner.RunChain(onBehalfOf(ctx, req), steps, opts...)
 	out := chainOutput{Steps: make([]stepOutput, len(results))}
 	for i, r := range results {
 		out.Steps[i] = stepOutput{Step: r.Step, ID: r.ToolID}

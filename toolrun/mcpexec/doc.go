@@ -35,7 +35,8 @@
 // # Sessions
 //
 // A server's session is opened on first use and shared by all the calls to
-// that server, concurrent ones included. When a server goes away (its
+// that server, concurrent ones included (but see the calls on behalf of a
+// client, above). When a server goes away (its
 // process exits, its HTTP session ends), the next call opens a new
 // session; a call whose request could not be sent because the session had
 // ended is sent again once, on the new session, while a call that was
@@ -49,6 +50,26 @@
 // [Manager.Close] closes every session; a child process that does not exit
 // once its input is closed gets SIGTERM, then SIGKILL, after a short grace
 // period ([WithTerminateTimeout]).
+//
+// # Gateways: calls on behalf of a client
+//
+// A server that puts MCP servers behind its own passes, with each call,
+// the client it serves ([WithClient]; an *mcp.ServerSession will do).
+// What a server asks of its client during the call then reaches that
+// client: sampling and elicitation requests, and log messages (named
+// after the server, "server/logger"). A client that can answer sampling
+// or elicitation gets a session of each server of its own, declaring its
+// capabilities and no more, so that every request a server sends on it
+// is that client's; it ends when the client's session does. Other calls
+// share one session per server, whose capabilities
+// [WithSharedCapabilities] sets, and whose log messages reach the client
+// of the calls in flight when they all belong to one client. A client's
+// cancellation of its call reaches the server as notifications/cancelled,
+// and progress flows back through the call's progress callback. The cost:
+// for a command server, each client with a session of its own runs one
+// more process. Clients on protocol 2026-07-28 or later cannot be sent
+// requests outside a call's result (multi-round-trip requests), so
+// requests forwarded to them fail with the SDK's error.
 //
 // # Calls
 //

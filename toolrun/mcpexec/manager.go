@@ -22,8 +22,10 @@ import (
 // the manager.
 //
 // A server's session is opened on first use and shared by every call to
-// that server. When the server goes away (its process exits, its HTTP
-// session ends), the next call opens a new session; a call that finds its
+// that server, except the calls on behalf of a client that answers the
+// server's requests, which get a session of their own ([WithClient]).
+// When the server goes away (its process exits, its HTTP session ends),
+// the next call opens a new session; a call that finds its
 // session closed before its request could be sent opens a new one and is
 // sent again, once. A connection attempt that fails delays the next one
 // by a backoff that doubles with each failure (see
@@ -48,6 +50,7 @@ type Manager struct {
 
 	progress sync.Map // progress token (string) → *progressSink
 	tokens   atomic.Uint64
+	clients  clients
 }
 
 var (
@@ -66,6 +69,7 @@ type options struct {
 	backoffMax     time.Duration
 	refreshDelay   time.Duration
 	logger         *slog.Logger
+	shared         *mcp.ClientCapabilities
 }
 
 type namedConfig struct {
@@ -120,6 +124,19 @@ func WithRefreshDelay(d time.Duration) Option {
 	return func(o *options) { o.refreshDelay = d }
 }
 
+// WithSharedCapabilities sets the sampling and elicitation capabilities
+// that the session every client shares declares to servers (see
+// [WithClient]); by default it declares neither. That session lists the
+// servers' tools, so a gateway that forwards its clients' requests
+// declares there what it can forward: servers that offer some tools only
+// to clients able to answer their requests then list those tools too. A
+// request such a tool sends on the shared session reaches the client of
+// the call when that client declared the capability, and otherwise gets
+// an error.
+func WithSharedCapabilities(caps mcp.ClientCapabilities) Option {
+	return func(o *options) { o.shared = &caps }
+}
+
 // WithLogger sets the logger of events that no caller sees, such as a
 // failed background refresh; by default they are discarded.
 func WithLogger(l *slog.Logger) Option {
@@ -139,6 +156,7 @@ func NewManager(opts ...Option) (*Manager, error) {
 		backoffMax:     5 * time.Second,
 		refreshDelay:   100 * time.Millisecond,
 		logger:         slog.New(slog.DiscardHandler),
+		shared:         &mcp.ClientCapabilities{},
 	}
 	for _, opt := range opts {
 		if opt != nil {
@@ -217,7 +235,9 @@ func (m *Manager) Servers() []string {
 }
 
 // Session returns the session of a server, connecting first if needed,
-// for what the executor does not cover (resources, prompts, ...). The
+// for what the executor does not cover (resources, prompts, ...): the
+// session of the client in ctx when it has one of its own
+// ([WithClient]), or else the shared one. The
 // session belongs to the manager: do not close it. It may end at any
 // time, when the server goes away; call Session again for the next one.
 func (m *Manager) Session(ctx context.Context, server string) (*mcp.ClientSession, error) {
@@ -225,7 +245,7 @@ func (m *Manager) Session(ctx context.Context, server string) (*mcp.ClientSessio
 	if err != nil {
 		return nil, opError("mcpexec.Session", err)
 	}
-	sess, err := s.session(ctx)
+	_, sess, err := s.session(ctx)
 	if err != nil {
 		return nil, opError("mcpexec.Session", err)
 	}

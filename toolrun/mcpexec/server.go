@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -21,27 +22,42 @@ import (
 	"github.com/metatools-go/metatools/toolrun"
 )
 
-// server is the state of one configured server: its client, its current
-// session, and the connection attempt under way.
+// server is the state of one configured server: its connections (the
+// shared one, and one per client that receives the server's requests),
+// and the backoff after failed connection attempts, which all of them
+// share since they reach the same server.
 type server struct {
-	m      *Manager
-	name   string
-	cfg    ServerConfig
-	client *mcp.Client
+	m    *Manager
+	name string
+	cfg  ServerConfig
 	// For URL servers: the client making the requests, and its transport.
 	httpClient *http.Client
 	http       *httpTransport
 
 	mu       sync.Mutex
-	sess     *mcp.ClientSession
-	dial     *dialAttempt // the connection attempt under way, if any
-	failures int          // consecutive failed attempts
-	retryAt  time.Time    // no attempt before then
+	shared   *conn
+	callers  map[Client]*conn // the connections of clients of their own
+	failures int              // consecutive failed attempts
+	retryAt  time.Time        // no attempt before then
 	lastErr  *errors.Error
 	closed   bool
 	// synced reports that a Source listed the server's tools, so that an
 	// index refreshes when they change.
 	synced bool
+}
+
+// conn is one connection to a server: an MCP client declaring some
+// capabilities, its current session, and the connection attempt under
+// way. Its fields are guarded by the server's mutex.
+type conn struct {
+	s      *server
+	client *mcp.Client
+	// caller is the client the connection serves alone, or nil for the
+	// shared connection.
+	caller Client
+	sess   *mcp.ClientSession
+	dial   *dialAttempt // the connection attempt under way, if any
+	calls  []*callInFlight
 }
 
 // dialAttempt is a connection attempt; done is closed when it ends, with
@@ -53,59 +69,72 @@ type dialAttempt struct {
 }
 
 func newServer(m *Manager, name string, cfg ServerConfig) *server {
-	s := &server{m: m, name: name, cfg: cfg}
-	s.client = mcp.NewClient(m.opts.client, &mcp.ClientOptions{
-		// The SDK's default capabilities: roots, with an empty list, since
-		// some servers offer root-related tools only to clients that
-		// declare them; no sampling or elicitation.
-		Logger:                      m.opts.logger,
-		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { m.toolsChanged(s) },
-		ProgressNotificationHandler: m.deliverProgress,
-	})
+	s := &server{m: m, name: name, cfg: cfg, callers: map[Client]*conn{}}
+	s.shared = s.newConn(nil)
 	if cfg.URL != "" {
 		s.httpClient, s.http = newHTTPClient(&cfg)
 	}
 	return s
 }
 
-// session returns the server's session, waiting for a connection attempt
-// (its own, or the one under way) when there is none.
-func (s *server) session(ctx context.Context) (*mcp.ClientSession, error) {
+// conn returns the connection that serves calls made with ctx: that of
+// the client in ctx when it receives the server's requests
+// ([WithClient]), or else the shared one. It must be called with s.mu
+// held.
+func (s *server) conn(ctx context.Context) *conn {
+	caller := clientFrom(ctx)
+	if caller == nil || !receivesRequests(caller) {
+		return s.shared
+	}
+	c, ok := s.callers[caller]
+	if !ok {
+		c = s.newConn(caller)
+		s.callers[caller] = c
+		s.m.followClient(caller)
+	}
+	return c
+}
+
+// session returns the session of the connection that serves ctx, waiting
+// for a connection attempt (its own, or the one under way) when there is
+// none.
+func (s *server) session(ctx context.Context) (*conn, *mcp.ClientSession, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, errClosed()
+		return nil, nil, errClosed()
 	}
-	if s.sess != nil {
-		sess := s.sess
+	c := s.conn(ctx)
+	if c.sess != nil {
+		sess := c.sess
 		s.mu.Unlock()
-		return sess, nil
+		return c, sess, nil
 	}
-	d := s.dial
+	d := c.dial
 	if d == nil {
 		if wait := time.Until(s.retryAt); wait > 0 {
 			err := s.backoffError(wait)
 			s.mu.Unlock()
-			return nil, err
+			return nil, nil, err
 		}
 		d = &dialAttempt{done: make(chan struct{})}
-		s.dial = d
+		c.dial = d
 		s.m.wg.Add(1)
-		go s.connect(d)
+		go c.connect(d)
 	}
 	s.mu.Unlock()
 
 	select {
 	case <-d.done:
 	case <-ctx.Done():
-		return nil, contextError(ctx)
+		return nil, nil, contextError(ctx)
 	}
 	if d.err != nil {
-		c := *d.err
-		c.Meta = maps.Clone(c.Meta)
-		return nil, &c
+		e := *d.err
+		e.Meta = maps.Clone(e.Meta)
+		return nil, nil, &e
 	}
-	return d.sess, nil
+	return c, d.sess, nil
 }
 
 // backoffError is the error of a call made while the server is in its
@@ -123,14 +152,15 @@ func (s *server) backoffError(wait time.Duration) *errors.Error {
 
 // connect makes a connection attempt, on its own goroutine so that a
 // caller that gives up does not abort an attempt other callers wait for.
-func (s *server) connect(d *dialAttempt) {
+func (c *conn) connect(d *dialAttempt) {
+	s := c.s
 	defer s.m.wg.Done()
 	ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.connectTimeout)
 	defer cancel()
-	sess, err := s.open(ctx)
+	sess, err := c.open(ctx)
 
 	s.mu.Lock()
-	s.dial = nil
+	c.dial = nil
 	switch {
 	case err != nil:
 		s.lastErr = s.connectError(ctx, err)
@@ -140,25 +170,27 @@ func (s *server) connect(d *dialAttempt) {
 		// Callers learn how long to wait before the next attempt.
 		e := *s.lastErr
 		d.err = toolrun.WithRetryAfter(&e, delay)
-	case s.closed:
+	case s.closed || (c.caller != nil && s.callers[c.caller] != c):
+		// The server was closed, or the client went away, while the
+		// session was being opened.
 		d.err = errClosed()
 	default:
 		d.sess = sess
-		s.sess = sess
+		c.sess = sess
 		s.failures, s.retryAt, s.lastErr = 0, time.Time{}, nil
 		s.m.wg.Add(1)
-		go s.watch(sess)
+		go c.watch(sess)
 	}
 	s.mu.Unlock()
 	if sess != nil && d.sess == nil {
-		// The server was closed while the session was being opened.
 		_ = sess.Close()
 	}
 	close(d.done)
 }
 
 // open starts a session on a new transport.
-func (s *server) open(ctx context.Context) (*mcp.ClientSession, error) {
+func (c *conn) open(ctx context.Context) (*mcp.ClientSession, error) {
+	s := c.s
 	var t mcp.Transport
 	switch {
 	case s.cfg.Command != "":
@@ -175,7 +207,12 @@ func (s *server) open(ctx context.Context) (*mcp.ClientSession, error) {
 			return nil, errors.New("transport: the configured function returned no transport")
 		}
 	}
-	return s.client.Connect(ctx, t, nil)
+	sess, err := c.client.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, err
+	}
+	followLogs(ctx, sess)
+	return sess, nil
 }
 
 // connectError classifies the failure of a connection attempt.
@@ -205,27 +242,28 @@ func (s *server) connectError(ctx context.Context, err error) *errors.Error {
 // watch forgets the session once it ends, so that the next call opens a
 // new one, and closes it: a session the server ended still holds
 // resources until it is closed.
-func (s *server) watch(sess *mcp.ClientSession) {
-	defer s.m.wg.Done()
+func (c *conn) watch(sess *mcp.ClientSession) {
+	defer c.s.m.wg.Done()
 	_ = sess.Wait()
-	s.mu.Lock()
-	if s.sess == sess {
-		s.sess = nil
+	c.s.mu.Lock()
+	if c.sess == sess {
+		c.sess = nil
 	}
-	s.mu.Unlock()
+	c.s.mu.Unlock()
 	_ = sess.Close()
 }
 
 // discard drops a session found broken and closes it in the background,
 // so that the caller does not wait for a process to exit.
-func (s *server) discard(sess *mcp.ClientSession) {
+func (c *conn) discard(sess *mcp.ClientSession) {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sess != sess || s.closed {
+	if c.sess != sess || s.closed {
 		// Another caller discarded it already, or close takes care of it.
 		return
 	}
-	s.sess = nil
+	c.sess = nil
 	s.m.wg.Add(1)
 	go func() {
 		defer s.m.wg.Done()
@@ -233,18 +271,22 @@ func (s *server) discard(sess *mcp.ClientSession) {
 	}()
 }
 
-// do runs fn on the server's session. When fn fails because the session
-// broke before its request was sent, or at any point before the answer
-// when resending is safe (resend: the request has no effect the server
-// would do twice), do runs it again, once, on a new session. Errors are
+// do runs fn on the session that serves ctx. When fn fails because the
+// session broke before its request was sent, or at any point before the
+// answer when resending is safe (resend: the request has no effect the
+// server would do twice), do runs it again, once, on a new session.
+// While fn runs, the call is in flight on its connection, so that the
+// server's requests and log messages reach the call's client. Errors are
 // classified; see [callError].
 func (s *server) do(ctx context.Context, resend bool, fn func(*mcp.ClientSession) error) error {
 	for attempt := 1; ; attempt++ {
-		sess, err := s.session(ctx)
+		c, sess, err := s.session(ctx)
 		if err != nil {
 			return err
 		}
+		done := c.track(ctx)
 		err = fn(sess)
+		done()
 		switch {
 		case err == nil:
 			return nil
@@ -261,7 +303,7 @@ func (s *server) do(ctx context.Context, resend bool, fn func(*mcp.ClientSession
 			e.Backend = identity(s.name)
 			return e
 		}
-		s.discard(sess)
+		c.discard(sess)
 		if attempt == 1 && (resend || notSent(err)) {
 			continue
 		}
@@ -271,23 +313,51 @@ func (s *server) do(ctx context.Context, resend bool, fn func(*mcp.ClientSession
 	}
 }
 
-// close closes the server's session and makes later calls fail.
+// close closes the server's sessions and makes later calls fail.
 func (s *server) close() error {
 	s.mu.Lock()
 	s.closed = true
-	sess := s.sess
-	s.sess = nil
+	var sessions []*mcp.ClientSession
+	for _, c := range append([]*conn{s.shared}, slices.Collect(maps.Values(s.callers))...) {
+		if sess := s.detach(c); sess != nil {
+			sessions = append(sessions, sess)
+		}
+	}
+	clear(s.callers)
 	s.mu.Unlock()
-	var err error
-	if sess != nil {
-		if err = sess.Close(); err != nil {
-			err = fmt.Errorf("close MCP server %q: %w", s.name, err)
+	var errs []error
+	for _, sess := range sessions {
+		if err := sess.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close MCP server %q: %w", s.name, err))
 		}
 	}
 	if s.http != nil {
 		s.http.close()
 	}
-	return err
+	return errors.Join(errs...)
+}
+
+// detach detaches the session of a connection, to be closed, and returns
+// it, or nil. It must be called with s.mu held.
+func (s *server) detach(c *conn) *mcp.ClientSession {
+	sess := c.sess
+	c.sess = nil
+	return sess
+}
+
+// dropClient closes the connection of a client that went away.
+func (s *server) dropClient(caller Client) {
+	s.mu.Lock()
+	c, ok := s.callers[caller]
+	delete(s.callers, caller)
+	var sess *mcp.ClientSession
+	if ok {
+		sess = s.detach(c)
+	}
+	s.mu.Unlock()
+	if sess != nil {
+		_ = sess.Close()
+	}
 }
 
 // notSent reports whether a request failed before the server could have

@@ -24,6 +24,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
@@ -115,7 +117,14 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	if closer, ok := searcher.(io.Closer); ok {
 		c.searcher = closer
 	}
-	c.mcp, err = mcpexec.NewManager(mcpexec.WithLogger(o.logger))
+	// The shared sessions list the upstreams' tools: they declare what the
+	// server forwards from an upstream to the client of a call, so that
+	// upstreams offering tools only to clients able to answer their
+	// requests list those tools too.
+	c.mcp, err = mcpexec.NewManager(mcpexec.WithLogger(o.logger), mcpexec.WithSharedCapabilities(mcp.ClientCapabilities{
+		Sampling:    &mcp.SamplingCapabilities{},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+	}))
 	if err != nil {
 		c.Close()
 		return nil, err

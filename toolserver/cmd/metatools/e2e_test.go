@@ -238,11 +238,14 @@ func TestInspectorClient(t *testing.T) {
 	assert.InDelta(t, 42.0, call.StructuredContent.Result["value"], 0)
 }
 
-func TestHTTPServing(t *testing.T) {
+// serveHTTP starts `metatools serve --http` on a free port of the
+// loopback, with env added to its environment, until the test ends, and
+// returns its MCP endpoint.
+func serveHTTP(t *testing.T, env []string, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "serve", "--http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "METATOOLS_TOKEN=e2e-secret")
+	cmd := exec.CommandContext(ctx, binary, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -262,6 +265,12 @@ func TestHTTPServing(t *testing.T) {
 		for sc.Scan() { // keep draining the server's log
 		}
 	}()
+	return endpoint
+}
+
+func TestHTTPServing(t *testing.T) {
+	ctx := t.Context()
+	endpoint := serveHTTP(t, []string{"METATOOLS_TOKEN=e2e-secret"})
 
 	resp, err := http.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	require.NoError(t, err)

@@ -1,0 +1,205 @@
+package mcpexec_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/toolrun/mcpexec"
+)
+
+// upstream is a server whose tools ask their client for things during a
+// call, served over streamable HTTP at a protocol version where servers
+// send their own requests.
+type upstream struct {
+	url string
+	// canceled receives the error of a "wait" call's context once the
+	// call ends.
+	canceled chan error
+	// started is closed when a "wait" call is under way.
+	started chan struct{}
+	// sessions receives the session of each "capabilities" call.
+	sessions chan *mcp.ServerSession
+}
+
+func newUpstream(t *testing.T) *upstream {
+	u := &upstream{canceled: make(chan error, 1), started: make(chan struct{}), sessions: make(chan *mcp.ServerSession, 4)}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "1"}, nil)
+	object := map[string]any{"type": "object"}
+	srv.AddTool(&mcp.Tool{Name: "ask", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "ask", Data: "asking"}); err != nil {
+			return nil, err
+		}
+		sample, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 5,
+			Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "say hi"}}}})
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+		}
+		answer, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "your name?", RequestedSchema: map[string]any{
+			"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}})
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+		}
+		text := sample.Content.(*mcp.TextContent).Text + " " + answer.Content["name"].(string)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+	})
+	srv.AddTool(&mcp.Tool{Name: "capabilities", InputSchema: object}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		u.sessions <- req.Session
+		caps := req.Session.InitializeParams().Capabilities
+		return &mcp.CallToolResult{StructuredContent: map[string]bool{"sampling": caps.Sampling != nil, "elicitation": caps.Elicitation != nil},
+			Content: []mcp.Content{}}, nil
+	})
+	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: object}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		close(u.started)
+		<-ctx.Done()
+		u.canceled <- ctx.Err()
+		return nil, ctx.Err()
+	})
+	h := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(h.Close)
+	u.url = h.URL
+	return u
+}
+
+// gateway is a server with one tool per upstream tool, each run through
+// a manager on behalf of the client that calls it.
+func gateway(m *mcpexec.Manager) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "gateway", Version: "1"}, nil)
+	for _, name := range []string{"ask", "capabilities", "wait"} {
+		srv.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			out, err := m.Execute(mcpexec.WithClient(ctx, req.Session), mcpCall("up", name, nil))
+			if err != nil {
+				return nil, err
+			}
+			return out.Raw, nil
+		})
+	}
+	return srv
+}
+
+// downstream is a client of the gateway: what it was asked and told.
+type downstream struct {
+	session *mcp.ClientSession
+	logs    chan *mcp.LoggingMessageParams
+	samples chan *mcp.CreateMessageParams
+}
+
+// connectDownstream connects a client to the gateway, at a protocol
+// version where servers send their own requests; it answers sampling and
+// elicitation when capable.
+func connectDownstream(t *testing.T, gw *mcp.Server, capable bool) *downstream {
+	d := &downstream{logs: make(chan *mcp.LoggingMessageParams, 10), samples: make(chan *mcp.CreateMessageParams, 10)}
+	opts := &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) { d.logs <- req.Params },
+	}
+	if capable {
+		opts.CreateMessageHandler = func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			d.samples <- req.Params
+			return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "hi"}}, nil
+		}
+		opts.ElicitationHandler = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "downstream", Version: "1"}, opts)
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := gw.Connect(t.Context(), st, nil)
+	require.NoError(t, err)
+	d.session, err = client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = d.session.Close()
+		_ = ss.Wait()
+	})
+	require.NoError(t, d.session.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "debug"}))
+	return d
+}
+
+func (d *downstream) call(t *testing.T, name string) *mcp.CallToolResult {
+	t.Helper()
+	res, err := d.session.CallTool(t.Context(), &mcp.CallToolParams{Name: name})
+	require.NoError(t, err)
+	return res
+}
+
+func TestRequestsReachTheClientOfTheCall(t *testing.T) {
+	up := newUpstream(t)
+	m := newManager(t, mcpexec.WithServer("up", mcpexec.ServerConfig{URL: up.url}))
+	d := connectDownstream(t, gateway(m), true)
+
+	res := d.call(t, "ask")
+	require.False(t, res.IsError, "%v", res.Content)
+	assert.Equal(t, "hi Ada", res.Content[0].(*mcp.TextContent).Text)
+	sample := <-d.samples
+	assert.Equal(t, "say hi", sample.Messages[0].Content.(*mcp.TextContent).Text)
+	log := <-d.logs
+	assert.Equal(t, "asking", log.Data)
+	assert.Equal(t, "up/ask", log.Logger, "the log names the server it came from")
+}
+
+func TestSessionsDeclareTheirClientsCapabilities(t *testing.T) {
+	up := newUpstream(t)
+	m := newManager(t, mcpexec.WithServer("up", mcpexec.ServerConfig{URL: up.url}))
+	gw := gateway(m)
+
+	capable := connectDownstream(t, gw, true)
+	assert.Equal(t, map[string]any{"sampling": true, "elicitation": true}, capable.call(t, "capabilities").StructuredContent)
+	incapable := connectDownstream(t, gw, false)
+	assert.Equal(t, map[string]any{"sampling": false, "elicitation": false}, incapable.call(t, "capabilities").StructuredContent)
+	// A call on behalf of no client uses the shared session too.
+	out, err := m.Execute(t.Context(), mcpCall("up", "capabilities", nil))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"sampling": false, "elicitation": false}, out.Structured)
+}
+
+func TestARequestNoClientCanAnswerFails(t *testing.T) {
+	up := newUpstream(t)
+	m := newManager(t, mcpexec.WithServer("up", mcpexec.ServerConfig{URL: up.url}),
+		mcpexec.WithSharedCapabilities(mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}))
+	d := connectDownstream(t, gateway(m), false)
+
+	res := d.call(t, "ask")
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content[0].(*mcp.TextContent).Text, "no call of an MCP client that can answer it")
+	// The client gets the log messages of its calls on the shared session.
+	assert.Equal(t, "asking", (<-d.logs).Data)
+	assert.Empty(t, d.samples)
+}
+
+func TestTheClientsCancellationReachesTheServer(t *testing.T) {
+	up := newUpstream(t)
+	m := newManager(t, mcpexec.WithServer("up", mcpexec.ServerConfig{URL: up.url}))
+	d := connectDownstream(t, gateway(m), true)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := d.session.CallTool(ctx, &mcp.CallToolParams{Name: "wait"})
+		done <- err
+	}()
+	<-up.started
+	cancel()
+	require.ErrorIs(t, <-up.canceled, context.Canceled, "the server's call ended")
+	require.Error(t, <-done)
+}
+
+func TestAClientsSessionEndsWithIt(t *testing.T) {
+	up := newUpstream(t)
+	m := newManager(t, mcpexec.WithServer("up", mcpexec.ServerConfig{URL: up.url}))
+	gw := gateway(m)
+	d := connectDownstream(t, gw, true)
+	d.call(t, "capabilities")
+	own := <-up.sessions
+	require.NoError(t, d.session.Close())
+	_ = own.Wait() // returns once the manager closed the client's session
+
+	// The next client gets a session of its own.
+	other := connectDownstream(t, gw, true)
+	other.call(t, "capabilities")
+	assert.NotEqual(t, own.ID(), (<-up.sessions).ID())
+}

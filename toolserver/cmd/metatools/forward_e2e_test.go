@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// forwardingClient is a client of metatools that answers sampling and
+// elicitation, and records what it was asked and told.
+type forwardingClient struct {
+	samples chan string
+	elicits chan string
+	logs    chan *mcp.LoggingMessageParams
+	opts    *mcp.ClientOptions
+}
+
+func newForwardingClient() *forwardingClient {
+	f := &forwardingClient{samples: make(chan string, 10), elicits: make(chan string, 10), logs: make(chan *mcp.LoggingMessageParams, 100)}
+	f.opts = &mcp.ClientOptions{
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			f.samples <- req.Params.Messages[0].Content.(*mcp.TextContent).Text
+			return &mcp.CreateMessageResult{Model: "e2e-model", Role: "assistant", Content: &mcp.TextContent{Text: "sampled by the e2e client"}}, nil
+		},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			f.elicits <- req.Params.Message
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada Lovelace", "check": true}}, nil
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) { f.logs <- req.Params },
+	}
+	return f
+}
+
+// teeConfig writes a configuration with server-everything over stdio as
+// an upstream, whose standard input is copied to the returned file, so
+// that a test sees every message metatools sends it.
+func teeConfig(t *testing.T) (config, wire string) {
+	t.Helper()
+	dir := t.TempDir()
+	wire = filepath.Join(dir, "wire.log")
+	server := filepath.Join(nodeModules(t), "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	config = filepath.Join(dir, "metatools.yaml")
+	script := fmt.Sprintf("tee -a %q | exec node %q stdio", wire, server)
+	cfg := fmt.Sprintf("mcpServers:\n  - name: everything\n    command: sh\n    args: [-c, %q]\n", script)
+	require.NoError(t, os.WriteFile(config, []byte(cfg), 0o600))
+	return config, wire
+}
+
+// connectForwarding connects f to metatools over stdio or HTTP, at the
+// protocol version where servers send their own requests to clients.
+func connectForwarding(t *testing.T, f *forwardingClient, transport, config string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-forwarding", Version: "1"}, f.opts)
+	opts := &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	var cs *mcp.ClientSession
+	var err error
+	switch transport {
+	case "stdio":
+		cmd := exec.Command(binary, "serve", "--config", config)
+		cmd.Stderr = &testWriter{t: t}
+		cs, err = client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, opts)
+	case "http":
+		endpoint := serveHTTP(t, nil, "--config", config)
+		cs, err = client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint}, opts)
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	require.NoError(t, cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "debug"}))
+	return cs
+}
+
+func TestUpstreamRequestsReachTheClient(t *testing.T) {
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			config, wire := teeConfig(t)
+			f := newForwardingClient()
+			cs := connectForwarding(t, f, transport, config)
+
+			res, _ := callTool(t, cs, "run_tool", map[string]any{"id": "everything:trigger-sampling-request",
+				"args": map[string]any{"prompt": "what is a gateway?"}})
+			require.False(t, res.IsError, resultText(res))
+			assert.Contains(t, resultText(res), "sampled by the e2e client", "the client's answer reached the upstream")
+			assert.Contains(t, <-f.samples, "what is a gateway?")
+
+			res, _ = callTool(t, cs, "run_tool", map[string]any{"id": "everything:trigger-elicitation-request"})
+			require.False(t, res.IsError, resultText(res))
+			assert.Contains(t, resultText(res), "Ada Lovelace", "the user's input reached the upstream")
+			assert.Contains(t, <-f.elicits, "Please provide inputs")
+
+			res, _ = callTool(t, cs, "run_tool", map[string]any{"id": "everything:toggle-simulated-logging"})
+			require.False(t, res.IsError, resultText(res))
+			log := <-f.logs
+			assert.True(t, strings.HasPrefix(log.Logger, "everything"), "the log names its upstream: %q", log.Logger)
+			assert.NotEmpty(t, log.Data)
+
+			// A cancelled call is cancelled upstream.
+			ctx, cancel := context.WithCancel(t.Context())
+			params := &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{
+				"id": "everything:trigger-long-running-operation", "args": map[string]any{"duration": 60, "steps": 60}}}
+			params.SetProgressToken("cancel-me")
+			done := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(ctx, params)
+				done <- err
+			}()
+			waitForWire(t, wire, `"name":"trigger-long-running-operation"`)
+			cancel()
+			require.Error(t, <-done)
+			waitForWire(t, wire, `"method":"notifications/cancelled"`)
+		})
+	}
+}
+
+// waitForWire waits until the upstream has received a message holding
+// text.
+func waitForWire(t *testing.T, wire, text string) {
+	t.Helper()
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		raw, err := os.ReadFile(wire)
+		require.NoError(c, err)
+		assert.Contains(c, string(raw), text)
+	}, 30*time.Second, 20*time.Millisecond, "the upstream received %s", text)
+}
