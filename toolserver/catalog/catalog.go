@@ -289,12 +289,18 @@ func (c *Catalog) addBuiltin(ctx context.Context, local *toolrun.LocalExecutor, 
 	return len(tools), nil
 }
 
-// mcpConfig returns the session manager's configuration of a server.
+// mcpConfig returns the session manager's configuration of a server. The
+// receiver of standard error is given to servers started as commands
+// only: the session manager refuses process settings on a URL server.
 func mcpConfig(s config.MCPServer, stderr io.Writer) mcpexec.ServerConfig {
-	return mcpexec.ServerConfig{
-		Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir, Stderr: stderr,
+	cfg := mcpexec.ServerConfig{
+		Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir,
 		URL: s.URL, Headers: s.Headers,
 	}
+	if s.Command != "" {
+		cfg.Stderr = stderr
+	}
+	return cfg
 }
 
 // addMCPServer connects a server and registers the tools it lists.

@@ -4,11 +4,51 @@
 // options and limits that apply to them.
 //
 // The file is YAML; [Example] is a commented example that documents every
-// field. Strings may refer to environment variables as ${NAME}, so that
-// secrets stay out of the file; "$$" is a literal "$".
+// field. Strings may refer to environment variables as ${NAME} (or
+// ${env:NAME}), so that secrets stay out of the file; "$$" is a literal
+// "$".
 //
 //	cfg, err := config.Load("metatools.yaml")
 //	if err != nil { ... } // every problem, with its place in the file
+//
+// # The configuration files of MCP hosts
+//
+// [Load] and [Parse] also read, as they are, the files in which MCP hosts
+// keep their servers: Claude Desktop's claude_desktop_config.json,
+// Cursor's and Windsurf's mcp.json, Claude Code's .mcp.json, and VS
+// Code's mcp.json. Such a file is recognised by its content ([IsHostConfig]):
+// a JSON object whose "mcpServers" (or VS Code's "servers") is an object
+// mapping a server's name to its entry:
+//
+//	{"mcpServers": {
+//	  "github": {"command": "npx", "args": ["-y", "server-github"], "env": {"TOKEN": "${GH_TOKEN}"}},
+//	  "tracker": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${T}"}}
+//	}}
+//
+// [ParseHostConfig] maps each entry onto an [MCPServer] named by its key,
+// in the file's order, and leaves every other setting at its default:
+//
+//   - command, args, env and cwd (the working directory) start a server;
+//     url (or Windsurf's serverUrl) and headers reach one over streamable
+//     HTTP.
+//   - type (or transportType) may be "stdio" or "http" (also spelt
+//     "streamable-http", "streamableHttp"); "sse", the older HTTP+SSE
+//     transport, is refused, since only streamable HTTP is spoken.
+//   - An entry with "disabled": true is skipped. Fields hosts keep for
+//     themselves (alwaysAllow, autoApprove, disabledTools, timeout,
+//     description) are ignored; any other field is an error naming it.
+//   - A key that is not a valid name is normalised by [HostServerName]
+//     ("Brave Search" becomes "Brave_Search"); two keys that give one name
+//     are an error.
+//   - Environment variables are expanded as in YAML files, ${env:NAME}
+//     included; a host's own variables (${input:...}) are an error. Numbers
+//     and booleans in env and headers are taken as their text.
+//   - Comments and trailing commas, which VS Code allows, are accepted.
+//     Top-level keys other than mcpServers and servers are ignored.
+//
+// [ImportHostConfig] renders the equivalent metatools YAML, keeping
+// ${NAME} references as they are, for users who want to add policies,
+// limits or other upstreams.
 package config
 
 import (
@@ -196,7 +236,8 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// Load reads and checks a configuration file.
+// Load reads and checks a configuration file: a metatools YAML file, or
+// the configuration file of an MCP host (see [Parse]).
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -214,8 +255,12 @@ func Load(path string) (*Config, error) {
 // that a misspelt field does not go unnoticed. References to environment
 // variables are expanded in every string; a variable that is not set is an
 // error. Every problem found is reported, with code
-// [errors.InvalidArgument].
+// [errors.InvalidArgument]. The configuration file of an MCP host (see
+// [IsHostConfig]) is read by [ParseHostConfig].
 func Parse(data []byte) (*Config, error) {
+	if IsHostConfig(data) {
+		return ParseHostConfig(data)
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, errors.Errorf(errors.InvalidArgument, "config: %w", err)
@@ -243,24 +288,43 @@ func Parse(data []byte) (*Config, error) {
 	return &cfg, nil
 }
 
-// expandEnv replaces ${NAME} in every scalar of the tree by the variable's
-// value, and "$$" by "$". Unset variables are reported.
+// expandEnv expands the environment variables of every scalar of the
+// tree (see [expandString]). Unset variables are reported with their line.
 func expandEnv(n *yaml.Node, problems *[]string) {
-	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "$") {
-		n.Value = os.Expand(n.Value, func(name string) string {
-			if name == "$" {
-				return "$"
-			}
-			v, ok := os.LookupEnv(name)
-			if !ok {
-				*problems = append(*problems, fmt.Sprintf("line %d: environment variable %s is not set", n.Line, name))
-			}
-			return v
+	if n.Kind == yaml.ScalarNode {
+		n.Value = expandString(n.Value, func(msg string) {
+			*problems = append(*problems, fmt.Sprintf("line %d: %s", n.Line, msg))
 		})
 	}
 	for _, c := range n.Content {
 		expandEnv(c, problems)
 	}
+}
+
+// expandString replaces ${NAME} (or $NAME) in s by the variable's value,
+// ${env:NAME} likewise (the spelling of VS Code and Cursor), and "$$" by
+// "$". An unset variable, or a host's own variable such as
+// ${input:token}, is passed to report.
+func expandString(s string, report func(msg string)) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	return os.Expand(s, func(name string) string {
+		if name == "$" {
+			return "$"
+		}
+		if env, ok := strings.CutPrefix(name, "env:"); ok {
+			name = env
+		} else if strings.Contains(name, ":") {
+			report(fmt.Sprintf("${%s} is a variable of an MCP host, which metatools cannot resolve: use an environment variable, ${NAME}", name))
+			return ""
+		}
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			report(fmt.Sprintf("environment variable %s is not set", name))
+		}
+		return v
+	})
 }
 
 // Validate reports every problem of the configuration, with code

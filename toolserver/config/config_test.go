@@ -89,6 +89,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("mcpServers: [{name: a, command: x}]"))
 	f.Add([]byte("limits: {timeout: 1s}\nsearch: {limit: 3}"))
 	f.Add([]byte("a: &x [*x]"))
+	f.Add([]byte(`{"mcpServers": {"a": {"command": "x"}}}`))
+	f.Add([]byte(`{"servers": {"b": {"type": "http", "url": "http://h/mcp"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := config.Parse(data)
 		if err != nil {

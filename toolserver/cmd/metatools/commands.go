@@ -431,12 +431,30 @@ func (e *env) tools(ctx context.Context, args []string) error {
 
 func (e *env) config(args []string) error {
 	if len(args) == 0 {
-		return usagef("config needs a subcommand: validate FILE, or example")
+		return usagef("config needs a subcommand: validate FILE, import FILE, or example")
 	}
 	switch args[0] {
 	case "example":
 		fmt.Fprint(e.stdout, config.Example)
 		return nil
+	case "import":
+		if len(args) != 2 {
+			return usagef("config import needs one file: an MCP host's configuration, such as claude_desktop_config.json")
+		}
+		data, err := os.ReadFile(args[1])
+		if err != nil {
+			return configError{errors.Errorf(errors.InvalidArgument, "read config: %w", err)}
+		}
+		if !config.IsHostConfig(data) {
+			return configError{errors.Errorf(errors.InvalidArgument,
+				"%s: not the configuration file of an MCP host (a JSON object with an \"mcpServers\" or \"servers\" object)", args[1])}
+		}
+		out, err := config.ImportHostConfig(data)
+		if err != nil {
+			return configError{fmt.Errorf("%s: %w", args[1], err)}
+		}
+		_, err = e.stdout.Write(out)
+		return err
 	case "validate":
 		if len(args) != 2 {
 			return usagef("config validate needs one file")

@@ -11,11 +11,17 @@
 //	metatools run [--config FILE] ID [JSON|@FILE|-] run a tool
 //	metatools tools [--config FILE]                list the catalogue
 //	metatools config validate FILE                 check a configuration file
+//	metatools config import FILE                   print an MCP host's servers as a configuration
 //	metatools config example                       print a commented configuration
 //	metatools stats [--tools FILE]                 measure the context the meta-tools save
 //
 // Without --config, the embedded default catalogue of built-in tools is
 // served. Every command takes --json for output meant for scripts.
+//
+// A configuration file is a metatools YAML file, or the file an MCP host
+// keeps its servers in (claude_desktop_config.json, Cursor's mcp.json, VS
+// Code's .vscode/mcp.json), read as it is; `config import` turns the
+// latter into the former, to add policies and limits to.
 package main
 
 import (
@@ -57,11 +63,14 @@ Usage:
   metatools run [--config FILE] [--backend ID] ID [JSON | @FILE | -]
   metatools tools [--config FILE] [--namespace NS]
   metatools config validate FILE
+  metatools config import FILE
   metatools config example
   metatools stats [--tools FILE.jsonl] [--query Q]
 
 Every command takes --json for output meant for scripts. Without --config,
-the built-in tools are served. Run "metatools COMMAND -h" for a command's flags.
+the built-in tools are served. A configuration FILE may also be an MCP host's
+(claude_desktop_config.json, mcp.json), read as it is; "config import" prints
+it as metatools YAML. Run "metatools COMMAND -h" for a command's flags.
 `
 
 // run runs the command line args and returns the exit code.

@@ -189,3 +189,69 @@ func TestStatsOfAToolsFile(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "missing.jsonl")
 }
+
+func TestConfigImport(t *testing.T) {
+	// The command prints exactly what the config package's golden file
+	// holds for the same host file.
+	in := filepath.Join("..", "..", "config", "testdata", "import", "claude_desktop.json")
+	golden, err := os.ReadFile(filepath.Join("..", "..", "config", "testdata", "import", "claude_desktop.golden.yaml"))
+	require.NoError(t, err)
+	code, stdout, stderr := cli(t, "", "config", "import", in)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, string(golden), stdout)
+
+	dir := t.TempDir()
+	imported := filepath.Join(dir, "imported.yaml")
+	require.NoError(t, os.WriteFile(imported, []byte(stdout), 0o600))
+	t.Setenv("GITHUB_TOKEN", "gh")
+	t.Setenv("TRACKER_TOKEN", "tr")
+	code, stdout, stderr = cli(t, "", "config", "validate", imported)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "valid (4 MCP servers")
+
+	tests := []struct {
+		name, content, want string
+	}{
+		{"a metatools file", "mcpServers: [{name: a, command: x}]\n", "not the configuration file of an MCP host"},
+		{"a bad entry", `{"mcpServers": {"a": {"type": "sse", "url": "http://h/sse"}}}`, `mcpServers "a" has type "sse"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_"))
+			require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o600))
+			code, _, stderr := cli(t, "", "config", "import", path)
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, stderr, tt.want)
+		})
+	}
+	code, _, stderr = cli(t, "", "config", "import")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "config import needs one file")
+	code, _, stderr = cli(t, "", "config", "import", filepath.Join(dir, "missing.json"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "read config")
+}
+
+func TestHostConfigIsReadAsItIs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{
+  "mcpServers": {
+    "broken": {"command": "/nonexistent/mcp-server", "alwaysAllow": ["x"]},
+    "off": {"command": "/nonexistent/other", "disabled": true}
+  }
+}`), 0o600))
+	code, stdout, stderr := cli(t, "", "config", "validate", path)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "valid (1 MCP servers, 0 OpenAPI documents, 0 gRPC services, built-in tools on)")
+
+	code, stdout, stderr = cli(t, "", "tools", "--config", path)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "mcp broken", "the host's server is an upstream")
+	assert.NotContains(t, stderr, "mcp off", "a disabled server is left out")
+	assert.Contains(t, stdout, "math:eval")
+
+	require.NoError(t, os.WriteFile(path, []byte(`{"mcpServers": {"x": {"command": "a", "comand": "b"}}}`), 0o600))
+	code, _, stderr = cli(t, "", "config", "validate", path)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `mcpServers "x": unknown field "comand"`)
+}
