@@ -66,6 +66,7 @@ type options struct {
 	backoffMax     time.Duration
 	refreshDelay   time.Duration
 	logger         *slog.Logger
+	notifications  ServerNotifications
 }
 
 type namedConfig struct {

@@ -54,14 +54,16 @@ type dialAttempt struct {
 
 func newServer(m *Manager, name string, cfg ServerConfig) *server {
 	s := &server{m: m, name: name, cfg: cfg}
-	s.client = mcp.NewClient(m.opts.client, &mcp.ClientOptions{
+	clientOpts := &mcp.ClientOptions{
 		// The SDK's default capabilities: roots, with an empty list, since
 		// some servers offer root-related tools only to clients that
 		// declare them; no sampling or elicitation.
 		Logger:                      m.opts.logger,
 		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { m.toolsChanged(s) },
 		ProgressNotificationHandler: m.deliverProgress,
-	})
+	}
+	m.opts.notifications.clientHandlers(name, clientOpts)
+	s.client = mcp.NewClient(m.opts.client, clientOpts)
 	if cfg.URL != "" {
 		s.httpClient, s.http = newHTTPClient(&cfg)
 	}
