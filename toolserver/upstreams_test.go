@@ -65,7 +65,9 @@ func (u *upstreamServer) greet(_ context.Context, req *mcp.GetPromptRequest) (*m
 }
 
 // relay passes a manager's notifications to the server built after it.
-type relay struct{ srv atomic.Pointer[toolserver.Server] }
+type relay struct {
+	srv atomic.Pointer[toolserver.Server]
+}
 
 func (r *relay) notifications() mcpexec.ServerNotifications {
 	changed := func(server string) {
