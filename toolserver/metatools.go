@@ -176,6 +176,7 @@ func addMetaTool[In, Out any](s *Server, tool *mcp.Tool, adjust func(in, out *js
 	inRaw, _ := json.Marshal(in)
 	outRaw, _ := json.Marshal(out)
 	tool.InputSchema, tool.OutputSchema = json.RawMessage(inRaw), json.RawMessage(outRaw)
+	s.metaTools[tool.Name] = true
 
 	s.mcp.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args := req.Params.Arguments

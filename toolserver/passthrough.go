@@ -3,6 +3,7 @@ package toolserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,8 +13,14 @@ import (
 )
 
 // passthroughName is the MCP name under which a catalogue tool is exposed
-// directly: MCP names cannot hold ':', so "ns:name" becomes "ns.name".
-func passthroughName(id string) string { return strings.Replace(id, ":", ".", 1) }
+// directly: MCP names cannot hold ':', so "ns:name" becomes "ns.name",
+// or "name" when its namespace keeps its names.
+func (s *Server) passthroughName(id string) string {
+	if ns, name, ok := strings.Cut(id, ":"); ok && s.keepNames[ns] {
+		return name
+	}
+	return strings.Replace(id, ":", ".", 1)
+}
 
 // exposePassthrough exposes every catalogue tool that matches the
 // passthrough patterns; later changes arrive through passthroughChanged.
@@ -44,7 +51,7 @@ func (s *Server) passthroughChanged(ctx context.Context, ev toolindex.ChangeEven
 	case toolindex.ToolRemoved:
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		name := passthroughName(ev.ToolID)
+		name := s.passthroughName(ev.ToolID)
 		if s.exposed[name] == ev.ToolID {
 			delete(s.exposed, name)
 			s.mcp.RemoveTools(name)
@@ -65,15 +72,29 @@ func (s *Server) expose(ctx context.Context, id string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	name := passthroughName(id)
+	name := s.passthroughName(id)
+	if s.metaTools[name] {
+		s.logger.Warn("passthrough: name of a meta-tool, tool not exposed", "name", name, "tool", id)
+		s.clash(fmt.Sprintf("tool %q is exposed as %q, the name of a meta-tool", id, name))
+		return
+	}
 	if owner, taken := s.exposed[name]; taken && owner != id {
 		s.logger.Warn("passthrough: name taken, tool not exposed", "name", name, "tool", id, "by", owner)
+		if s.keepsName(id) || s.keepsName(owner) {
+			s.clash(fmt.Sprintf("tool %q is exposed as %q, the name of tool %q", id, name, owner))
+		}
 		return
 	}
 	exposed := call.Tool.MCP()
 	exposed.Name = name
 	s.mcp.AddTool(exposed, s.passthroughHandler(id))
 	s.exposed[name] = id
+}
+
+// keepsName reports whether a tool is exposed under its own name.
+func (s *Server) keepsName(id string) bool {
+	ns, _, ok := strings.Cut(id, ":")
+	return ok && s.keepNames[ns]
 }
 
 func (s *Server) passthroughHandler(id string) mcp.ToolHandler {

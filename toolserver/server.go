@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
@@ -44,9 +45,22 @@ type Server struct {
 	validator *toolmodel.Validator
 	mcp       *mcp.Server
 
+	// Upstream MCP servers whose resources and prompts are served
+	// (WithUpstreams), and the namespaces whose tools keep their names.
+	upstreamSessions Upstreams
+	upstreams        []Upstream
+	keepNames        map[string]bool
+	agg              *aggregator
+	metaTools        map[string]bool // the meta-tools' names
+
 	mu          sync.Mutex
 	exposed     map[string]string // passthrough MCP name -> tool ID
 	unsubscribe func()
+
+	// clashMu guards the name clashes found while New builds the server.
+	clashMu  sync.Mutex
+	building bool
+	clashes  []error
 }
 
 // Option configures a [Server].
@@ -111,17 +125,64 @@ func New(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, o
 		searchLimit:  5,
 		validator:    toolmodel.NewValidator(),
 		exposed:      map[string]string{},
+		keepNames:    map[string]bool{},
+		metaTools:    map[string]bool{},
+		building:     true,
 	}
 	for _, opt := range opts {
 		opt(s)
 	}
-	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{Instructions: s.instructions, Logger: s.logger})
+	// An upstream that keeps its names has its tools passed through.
+	for _, u := range s.upstreams {
+		if u.KeepNames && !s.keepNames[u.namespace()] {
+			s.keepNames[u.namespace()] = true
+			s.passthrough = append(s.passthrough, u.namespace()+":*")
+		}
+	}
+	mcpOpts := &mcp.ServerOptions{Instructions: s.instructions, Logger: s.logger}
+	if s.upstreamSessions != nil && len(s.upstreams) > 0 {
+		s.agg = newAggregator(s)
+		s.agg.serverOptions(mcpOpts)
+	}
+	s.mcp = mcp.NewServer(s.impl, mcpOpts)
 	s.addMetaTools()
 	s.unsubscribe = idx.OnChange(s.catalogueChanged)
 	if len(s.passthrough) > 0 {
 		s.exposePassthrough(context.Background())
 	}
+	if s.agg != nil {
+		s.agg.start()
+	}
+	s.clashMu.Lock()
+	s.building = false
+	s.clashMu.Unlock()
 	return s
+}
+
+// Err reports the name clashes found while [New] built the server, with
+// code [errors.Conflict]: a tool or prompt of an upstream that keeps its
+// names ([Upstream.KeepNames]) whose name a meta-tool, another upstream or
+// another passed-through tool also has. The name stays with the first
+// (the meta-tool, or the first upstream); the other is not exposed. A
+// caller that wants a clash to stop start-up checks Err after New, as the
+// metatools command does. Clashes that appear later, when upstreams
+// change, are logged only.
+func (s *Server) Err() error {
+	s.clashMu.Lock()
+	defer s.clashMu.Unlock()
+	if len(s.clashes) == 0 {
+		return nil
+	}
+	return errors.E(errors.Conflict, errors.Join(s.clashes...))
+}
+
+// clash records a name clash found while New builds the server.
+func (s *Server) clash(msg string) {
+	s.clashMu.Lock()
+	defer s.clashMu.Unlock()
+	if s.building {
+		s.clashes = append(s.clashes, errors.New(msg))
+	}
 }
 
 // MCPServer returns the underlying go-sdk server, to connect it to any
@@ -134,10 +195,13 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 	return s.mcp.Run(ctx, &mcp.StdioTransport{})
 }
 
-// Close stops following catalogue changes. It does not close the index,
-// the runner or open sessions.
+// Close stops following catalogue changes and upstream reports. It does
+// not close the index, the runner, the upstreams or open sessions.
 func (s *Server) Close() {
 	s.unsubscribe()
+	if s.agg != nil {
+		s.agg.stop()
+	}
 }
 
 // HTTPOptions configure the streamable HTTP handler.

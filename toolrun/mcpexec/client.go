@@ -109,8 +109,10 @@ func (s *server) newConn(caller Client) *conn {
 		ElicitationCompleteHandler:  c.forwardElicitationComplete,
 	}
 	if caller == nil {
-		// The shared session's tools are the catalogue's.
+		// The shared session's tools, resources and prompts are the
+		// catalogue's, and subscriptions are made on it.
 		opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { s.m.toolsChanged(s) }
+		s.m.opts.notifications.clientHandlers(s.name, opts)
 	}
 	switch {
 	case caps.Sampling != nil && caps.Sampling.Tools != nil:

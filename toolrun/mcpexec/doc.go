@@ -99,5 +99,7 @@
 // mcp.Transport (the SDK's or your own); it is called for each connection,
 // reconnections included. Other MCP features: [Manager.Session] returns
 // the live mcp.ClientSession of a server, for resources, prompts and the
-// like.
+// like; [WithServerNotifications] passes on what the servers report outside
+// any call (their resource and prompt lists changed, a subscribed resource
+// was updated), so that a caller can list them again or relay the update.
 package mcpexec

@@ -70,6 +70,7 @@ type options struct {
 	refreshDelay   time.Duration
 	logger         *slog.Logger
 	shared         *mcp.ClientCapabilities
+	notifications  ServerNotifications
 }
 
 type namedConfig struct {

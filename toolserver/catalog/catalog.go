@@ -9,16 +9,24 @@
 //	if err != nil { ... }
 //	defer cat.Close()
 //	for _, u := range cat.Upstreams() { ... } // what connected, what failed
-//	srv := toolserver.New(cat.Index, cat.Docs, cat.Runner)
+//	srv, err := cat.NewServer(toolserver.WithLogger(logger))
+//	if err != nil { ... } // a name clash of upstreams that keep their names
 //
 // An upstream that fails to connect is reported in [Catalog.Upstreams] and
 // skipped: the server starts with the others.
+//
+// [Catalog.NewServer] serves, besides the tools, the resources, resource
+// templates and prompts of the MCP upstreams (toolserver.WithUpstreams),
+// under their namespace or, for those configured with keepNames, their own
+// names, and follows the changes the upstreams report.
 package catalog
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/url"
 	"slices"
 	"sync"
@@ -36,6 +44,7 @@ import (
 	"github.com/metatools-go/metatools/toolrun/mcpexec"
 	"github.com/metatools-go/metatools/toolrun/openapi"
 	"github.com/metatools-go/metatools/toolsearch"
+	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/builtin"
 	"github.com/metatools-go/metatools/toolserver/config"
 )
@@ -55,7 +64,14 @@ type Catalog struct {
 	searcher    io.Closer
 	stopRefresh func()
 	upstreams   []Upstream
+	// The MCP upstreams a server aggregates, and the relay of their
+	// reports to the servers built over the catalogue.
+	mcpUpstreams []toolserver.Upstream
+	relay        *relay
 }
+
+// The session manager gives servers the sessions of the MCP upstreams.
+var _ toolserver.Upstreams = (*mcpexec.Manager)(nil)
 
 // Upstream is the outcome of connecting one source of tools.
 type Upstream struct {
@@ -109,7 +125,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	for _, opt := range opts {
 		opt(&o)
 	}
-	c := &Catalog{}
+	c := &Catalog{relay: &relay{pending: map[string]bool{}}}
 	searcher, err := newSearcher(cfg.Search)
 	if err != nil {
 		return nil, err
@@ -121,10 +137,11 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	// server forwards from an upstream to the client of a call, so that
 	// upstreams offering tools only to clients able to answer their
 	// requests list those tools too.
-	c.mcp, err = mcpexec.NewManager(mcpexec.WithLogger(o.logger), mcpexec.WithSharedCapabilities(mcp.ClientCapabilities{
-		Sampling:    &mcp.SamplingCapabilities{},
-		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
-	}))
+	c.mcp, err = mcpexec.NewManager(mcpexec.WithLogger(o.logger), mcpexec.WithServerNotifications(c.relay.notifications()),
+		mcpexec.WithSharedCapabilities(mcp.ClientCapabilities{
+			Sampling:    &mcp.SamplingCapabilities{},
+			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		}))
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -139,7 +156,9 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 			mcpErrs[s.Name] = err
 			continue
 		}
-		indexOpts = append(indexOpts, toolindex.WithSource(c.mcp.Source(s.Name, config.NamespaceOf(s.Namespace, s.Name))))
+		namespace := config.NamespaceOf(s.Namespace, s.Name)
+		indexOpts = append(indexOpts, toolindex.WithSource(c.mcp.Source(s.Name, namespace)))
+		c.mcpUpstreams = append(c.mcpUpstreams, toolserver.Upstream{Server: s.Name, Namespace: namespace, KeepNames: s.KeepNames})
 	}
 	// gRPC services are followed as sources too.
 	c.grpc = grpcexec.New()
@@ -361,6 +380,73 @@ func (c *Catalog) addGRPC(ctx context.Context, spec grpcexec.ImportSpec) (int, e
 		return 0, err
 	}
 	return len(res.Registrations), nil
+}
+
+// NewServer returns a server over the catalogue, with opts: its tools
+// behind the meta-tools, and the resources, resource templates, prompts
+// and completions of its MCP upstreams, whose changes it follows. The
+// tools, prompts and resources of an upstream configured with keepNames
+// are exposed under their own names; a name one of them shares with a
+// meta-tool or another upstream is an error of code [errors.Conflict]
+// ([toolserver.Server.Err]), and no server is returned. Close the server
+// before the catalogue.
+func (c *Catalog) NewServer(opts ...toolserver.Option) (*toolserver.Server, error) {
+	all := append([]toolserver.Option{toolserver.WithUpstreams(c.mcp, c.mcpUpstreams...)}, opts...)
+	srv := toolserver.New(c.Index, c.Docs, c.Runner, all...)
+	if err := srv.Err(); err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("keepNames: %w", err)
+	}
+	c.relay.attach(srv)
+	return srv, nil
+}
+
+// relay passes the reports of the MCP upstreams to the servers built over
+// the catalogue. A server attached later is told of every upstream that
+// reported a change so far, since its first listing, made while it was
+// built, may have preceded the report.
+type relay struct {
+	mu      sync.Mutex
+	servers []*toolserver.Server
+	pending map[string]bool
+}
+
+func (r *relay) notifications() mcpexec.ServerNotifications {
+	return mcpexec.ServerNotifications{
+		ResourceListChanged: r.changed,
+		PromptListChanged:   r.changed,
+		ResourceUpdated: func(server string, params *mcp.ResourceUpdatedNotificationParams) {
+			for _, s := range r.attached() {
+				s.UpstreamResourceUpdated(server, params)
+			}
+		},
+	}
+}
+
+func (r *relay) attached() []*toolserver.Server {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.servers)
+}
+
+func (r *relay) changed(server string) {
+	r.mu.Lock()
+	r.pending[server] = true
+	servers := slices.Clone(r.servers)
+	r.mu.Unlock()
+	for _, s := range servers {
+		s.UpstreamChanged(server)
+	}
+}
+
+func (r *relay) attach(s *toolserver.Server) {
+	r.mu.Lock()
+	r.servers = append(r.servers, s)
+	pending := slices.Sorted(maps.Keys(r.pending))
+	r.mu.Unlock()
+	for _, server := range pending {
+		s.UpstreamChanged(server)
+	}
 }
 
 // Upstreams returns the outcome of connecting each upstream, in the order

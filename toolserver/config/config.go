@@ -176,6 +176,12 @@ type MCPServer struct {
 	// every request.
 	URL     string            `yaml:"url"`
 	Headers map[string]string `yaml:"headers"`
+	// KeepNames exposes the server's tools, prompts and resources under
+	// their own names, without the "<namespace>." prefix: its tools are
+	// then listed directly as MCP tools (passthrough), besides being in
+	// the catalogue. A name that a meta-tool or another upstream also
+	// exposes stops the server at start-up.
+	KeepNames bool `yaml:"keepNames"`
 }
 
 // OpenAPI is an HTTP API whose operations become tools.

@@ -26,6 +26,13 @@ func TestExampleParses(t *testing.T) {
 	assert.True(t, cfg.GRPC[0].TLS.Insecure)
 }
 
+func TestKeepNames(t *testing.T) {
+	cfg, err := config.Parse([]byte("mcpServers:\n  - {name: a, command: x, keepNames: true}\n  - {name: b, command: y}\n"))
+	require.NoError(t, err)
+	assert.True(t, cfg.MCPServers[0].KeepNames)
+	assert.False(t, cfg.MCPServers[1].KeepNames, "names are prefixed by default")
+}
+
 func TestEmptyConfigIsValid(t *testing.T) {
 	for _, doc := range []string{"", "# nothing\n", "{}"} {
 		cfg, err := config.Parse([]byte(doc))

@@ -135,7 +135,12 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session
 	if cfg.Limits.Timeout > 0 {
 		srvOpts = append(srvOpts, toolserver.WithCallTimeout(time.Duration(cfg.Limits.Timeout)))
 	}
-	return &session{cfg: cfg, cat: cat, srv: toolserver.New(cat.Index, cat.Docs, cat.Runner, srvOpts...)}, nil
+	srv, err := cat.NewServer(srvOpts...)
+	if err != nil {
+		_ = cat.Close()
+		return nil, configError{err}
+	}
+	return &session{cfg: cfg, cat: cat, srv: srv}, nil
 }
 
 // version is the version reported to MCP clients.

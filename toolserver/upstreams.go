@@ -1,0 +1,731 @@
+package toolserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/metatools-go/metatools/errors"
+)
+
+// Upstreams gives a [Server] the sessions of the upstream MCP servers whose
+// resources, resource templates, prompts and completions it aggregates
+// ([WithUpstreams]). The toolrun/mcpexec Manager implements it.
+//
+// Session returns the live session of the named server, connecting first
+// when needed, within ctx. The session belongs to the implementation: the
+// Server never closes it, and calls Session again for each request, so
+// that a server that reconnected is reached on its new session. Session
+// returns an error when the server is unknown or cannot be reached. It must
+// be safe for concurrent use.
+type Upstreams interface {
+	Session(ctx context.Context, server string) (*mcp.ClientSession, error)
+}
+
+// Upstream is an upstream MCP server of [WithUpstreams].
+type Upstream struct {
+	// Server is the name [Upstreams] knows the server by.
+	Server string
+	// Namespace is the namespace of the server's tools in the catalogue; it
+	// prefixes the names of its prompts and resources as it does its
+	// tools: the prompt "summarize" of namespace "docs" is served as
+	// "docs.summarize". Empty means Server.
+	Namespace string
+	// KeepNames serves the server's prompts and resources under their own
+	// names, and exposes the catalogue's tools of its namespace directly
+	// (as [WithPassthrough] would) under their own names too: the tool
+	// "docs:search" is then the MCP tool "search", not "docs.search". Such a
+	// name must not be taken by a meta-tool or another upstream; a clash
+	// found while [New] builds the server is reported by [Server.Err].
+	KeepNames bool
+}
+
+// namespace returns the upstream's namespace.
+func (u Upstream) namespace() string {
+	if u.Namespace != "" {
+		return u.Namespace
+	}
+	return u.Server
+}
+
+// name returns the name under which one of the upstream's prompts or
+// resources is served.
+func (u Upstream) name(n string) string {
+	if u.KeepNames {
+		return n
+	}
+	return u.namespace() + "." + n
+}
+
+// WithUpstreams makes the server aggregate the resources, resource
+// templates and prompts of upstream MCP servers, reached through sessions,
+// and answer resources/read, prompts/get, completion/complete and resource
+// subscriptions by forwarding them to the upstream that owns the resource,
+// template or prompt.
+//
+// Prompts and resources are named as the upstream's tools are ("ns.name",
+// see [Upstream]); resource URIs and URI templates are served as they are,
+// since they identify the resource. When two upstreams offer the same
+// prompt name, URI or URI template, the first in the given order serves
+// it and the clash is logged. An upstream that does not offer resources or
+// prompts (its capabilities lack them) contributes none of them.
+//
+// [New] lists every upstream before it returns; an upstream that cannot
+// be reached then is logged and listed again when it reports a change.
+// Reports of upstreams reach the server through
+// [Server.UpstreamChanged] and [Server.UpstreamResourceUpdated], which
+// the caller wires to its session manager (the catalog package does).
+func WithUpstreams(sessions Upstreams, upstreams ...Upstream) Option {
+	return func(s *Server) {
+		s.upstreamSessions = sessions
+		s.upstreams = append(s.upstreams, upstreams...)
+	}
+}
+
+// UpstreamListTimeout bounds the listing of one upstream's resources,
+// resource templates and prompts.
+const UpstreamListTimeout = 30 * time.Second
+
+// aggregator serves the resources, templates and prompts of the upstreams
+// through the server's go-sdk server, which notifies clients of each
+// change.
+type aggregator struct {
+	s        *Server
+	sessions Upstreams
+	ups      []*upstreamState // in the configured order: the first wins a clash
+	byServer map[string]*upstreamState
+
+	ctx    context.Context // ends with Server.Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	wake   chan struct{}
+
+	// mu guards what follows and the lists of the upstream states. It is
+	// never held across a request to an upstream.
+	mu        sync.Mutex
+	pending   map[string]bool // servers to list again
+	prune     bool            // some subscriber may have gone
+	resources map[string]served
+	templates map[string]served
+	prompts   map[string]promptRoute
+	warned    map[string]bool // clashes already logged
+
+	// reconcileMu serializes reconciliations.
+	reconcileMu sync.Mutex
+
+	// subMu guards subs; it is held across the upstream's (un)subscribe,
+	// so that a URI is subscribed upstream once.
+	subMu sync.Mutex
+	subs  map[string]*subscription // URI -> its subscribers
+}
+
+// upstreamState is what one upstream offers, as last listed.
+type upstreamState struct {
+	Upstream
+	caps      *mcp.ServerCapabilities // nil until listed
+	resources []*mcp.Resource
+	templates []*mcp.ResourceTemplate
+	prompts   []*mcp.Prompt
+}
+
+// served is a resource or template the server serves: its owner, and a
+// key that changes when what is served changes.
+type served struct {
+	server string
+	key    string
+}
+
+// promptRoute is a prompt the server serves: its owner, its name there,
+// and a key that changes when what is served changes.
+type promptRoute struct {
+	server string
+	name   string
+	key    string
+}
+
+// subscription is the sessions subscribed to one URI, which the server
+// subscribed to upstream.
+type subscription struct {
+	server   string
+	sessions map[*mcp.ServerSession]struct{}
+}
+
+func newAggregator(s *Server) *aggregator {
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &aggregator{
+		s: s, sessions: s.upstreamSessions, byServer: map[string]*upstreamState{},
+		ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
+		pending: map[string]bool{}, resources: map[string]served{}, templates: map[string]served{},
+		prompts: map[string]promptRoute{}, warned: map[string]bool{}, subs: map[string]*subscription{},
+	}
+	for _, u := range s.upstreams {
+		if _, dup := a.byServer[u.Server]; dup {
+			s.logger.Warn("upstream configured twice: the first is kept", "server", u.Server)
+			continue
+		}
+		st := &upstreamState{Upstream: u}
+		a.ups = append(a.ups, st)
+		a.byServer[u.Server] = st
+	}
+	return a
+}
+
+// serverOptions sets the capabilities and handlers of an aggregating
+// server. Every capability is declared whatever the upstreams offer at
+// start-up, since an upstream may connect, or start offering resources,
+// later; a request the owner cannot answer gets its error.
+func (a *aggregator) serverOptions(opts *mcp.ServerOptions) {
+	opts.Capabilities = &mcp.ServerCapabilities{
+		Logging:   &mcp.LoggingCapabilities{}, // the SDK's default
+		Resources: &mcp.ResourceCapabilities{ListChanged: true},
+		Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+	}
+	opts.CompletionHandler = a.complete
+	opts.SubscribeHandler = a.subscribe
+	opts.UnsubscribeHandler = a.unsubscribe
+}
+
+// start lists every upstream, serves what they offer and starts following
+// their changes.
+func (a *aggregator) start() {
+	var wg sync.WaitGroup
+	for _, u := range a.ups {
+		wg.Go(func() { a.list(u) })
+	}
+	wg.Wait()
+	a.reconcile()
+	a.wg.Go(a.follow)
+}
+
+// stop stops following the upstreams' changes.
+func (a *aggregator) stop() {
+	a.cancel()
+	a.wg.Wait()
+}
+
+// changed schedules a new listing of an upstream.
+func (a *aggregator) changed(server string) {
+	a.mu.Lock()
+	if _, ok := a.byServer[server]; ok {
+		a.pending[server] = true
+	}
+	a.mu.Unlock()
+	a.poke()
+}
+
+func (a *aggregator) poke() {
+	select {
+	case a.wake <- struct{}{}:
+	default: // a wake-up is pending already
+	}
+}
+
+// follow lists again the upstreams that reported a change, and drops the
+// subscriptions of clients that went away, until the server closes. A
+// burst of reports costs one listing of each upstream.
+func (a *aggregator) follow() {
+	for {
+		select {
+		case <-a.ctx.Done():
+			return
+		case <-a.wake:
+		}
+		a.mu.Lock()
+		pending, prune := a.pending, a.prune
+		a.pending, a.prune = map[string]bool{}, false
+		a.mu.Unlock()
+		if len(pending) > 0 {
+			var wg sync.WaitGroup
+			for _, u := range a.ups {
+				if pending[u.Server] {
+					wg.Go(func() { a.list(u) })
+				}
+			}
+			wg.Wait()
+			if a.ctx.Err() != nil {
+				return
+			}
+			a.reconcile()
+		}
+		if prune {
+			a.pruneSubscriptions()
+		}
+	}
+}
+
+// list lists what an upstream offers. A list that fails keeps what was
+// listed before, and is logged.
+func (a *aggregator) list(u *upstreamState) {
+	ctx, cancel := context.WithTimeout(a.ctx, UpstreamListTimeout)
+	defer cancel()
+	log := a.s.logger.With("server", u.Server)
+	sess, err := a.sessions.Session(ctx, u.Server)
+	if err != nil {
+		if a.ctx.Err() == nil {
+			log.Warn("upstream: cannot list its resources and prompts", "error", err)
+		}
+		return
+	}
+	caps := &mcp.ServerCapabilities{}
+	if init := sess.InitializeResult(); init != nil && init.Capabilities != nil {
+		caps = init.Capabilities
+	}
+	var resources []*mcp.Resource
+	var templates []*mcp.ResourceTemplate
+	var prompts []*mcp.Prompt
+	var resErr, tmplErr, promptErr error
+	if caps.Resources != nil {
+		resources, resErr = collect(sess.Resources(ctx, nil))
+		templates, tmplErr = collect(sess.ResourceTemplates(ctx, nil))
+	}
+	if caps.Prompts != nil {
+		prompts, promptErr = collect(sess.Prompts(ctx, nil))
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	u.caps = caps
+	keep := func(what string, err error) bool {
+		if err != nil && a.ctx.Err() == nil {
+			log.Warn("upstream: cannot list its "+what, "error", err)
+		}
+		return err != nil
+	}
+	if !keep("resources", resErr) {
+		u.resources = resources
+	}
+	if !keep("resource templates", tmplErr) {
+		u.templates = templates
+	}
+	if !keep("prompts", promptErr) {
+		u.prompts = prompts
+	}
+}
+
+// collect gathers the items of a paginated list.
+func collect[T any](seq func(yield func(T, error) bool)) ([]T, error) {
+	var out []T
+	for item, err := range seq {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+// reconcile serves what the upstreams offer, as last listed: it adds what
+// is new or changed and removes what is gone, so that clients are notified
+// of real changes only.
+func (a *aggregator) reconcile() {
+	a.reconcileMu.Lock()
+	defer a.reconcileMu.Unlock()
+
+	type resourceItem struct {
+		server string
+		r      *mcp.Resource
+	}
+	type templateItem struct {
+		server string
+		t      *mcp.ResourceTemplate
+	}
+	type promptItem struct {
+		route promptRoute
+		keep  bool // its upstream keeps names
+		p     *mcp.Prompt
+	}
+	resources := map[string]resourceItem{}
+	templates := map[string]templateItem{}
+	prompts := map[string]promptItem{}
+	var resourceOrder, templateOrder, promptOrder []string
+
+	a.mu.Lock()
+	for _, u := range a.ups {
+		for _, r := range u.resources {
+			if err := checkURI(r.URI); err != nil {
+				a.warnOnce("upstream: resource skipped", "server", u.Server, "uri", r.URI, "error", err)
+				continue
+			}
+			if prev, taken := resources[r.URI]; taken {
+				a.warnOnce("upstream: resource URI served by an earlier upstream", "uri", r.URI, "server", u.Server, "by", prev.server)
+				continue
+			}
+			c := *r
+			c.Name = u.name(r.Name)
+			resources[r.URI] = resourceItem{u.Server, &c}
+			resourceOrder = append(resourceOrder, r.URI)
+		}
+		for _, t := range u.templates {
+			if _, err := uritemplate.New(t.URITemplate); err != nil || checkURI(t.URITemplate) != nil {
+				a.warnOnce("upstream: resource template skipped", "server", u.Server, "uriTemplate", t.URITemplate)
+				continue
+			}
+			if prev, taken := templates[t.URITemplate]; taken {
+				a.warnOnce("upstream: resource template served by an earlier upstream", "uriTemplate", t.URITemplate, "server", u.Server, "by", prev.server)
+				continue
+			}
+			c := *t
+			c.Name = u.name(t.Name)
+			templates[t.URITemplate] = templateItem{u.Server, &c}
+			templateOrder = append(templateOrder, t.URITemplate)
+		}
+		for _, p := range u.prompts {
+			name := u.name(p.Name)
+			if prev, taken := prompts[name]; taken {
+				msg := fmt.Sprintf("prompt %q of upstream %q clashes with the prompt of upstream %q", name, u.Server, prev.route.server)
+				if u.KeepNames || prev.keep {
+					a.s.clash(msg)
+				}
+				a.warnOnce("upstream: prompt name served by an earlier upstream", "prompt", name, "server", u.Server, "by", prev.route.server)
+				continue
+			}
+			c := *p
+			c.Name = name
+			prompts[name] = promptItem{route: promptRoute{server: u.Server, name: p.Name}, keep: u.KeepNames, p: &c}
+			promptOrder = append(promptOrder, name)
+		}
+	}
+
+	var removeResources, removeTemplates, removePrompts []string
+	var addResources []resourceItem
+	var addTemplates []templateItem
+	var addPrompts []promptItem
+	for _, uri := range resourceOrder {
+		item := resources[uri]
+		sv := served{item.server, itemKey(item.server, item.r)}
+		if a.resources[uri] != sv {
+			a.resources[uri] = sv
+			addResources = append(addResources, item)
+		}
+	}
+	for uri := range a.resources {
+		if _, ok := resources[uri]; !ok {
+			delete(a.resources, uri)
+			removeResources = append(removeResources, uri)
+		}
+	}
+	for _, tmpl := range templateOrder {
+		item := templates[tmpl]
+		sv := served{item.server, itemKey(item.server, item.t)}
+		if a.templates[tmpl] != sv {
+			a.templates[tmpl] = sv
+			addTemplates = append(addTemplates, item)
+		}
+	}
+	for tmpl := range a.templates {
+		if _, ok := templates[tmpl]; !ok {
+			delete(a.templates, tmpl)
+			removeTemplates = append(removeTemplates, tmpl)
+		}
+	}
+	for _, name := range promptOrder {
+		item := prompts[name]
+		item.route.key = itemKey(item.route.server, item.p)
+		if a.prompts[name] != item.route {
+			a.prompts[name] = item.route
+			addPrompts = append(addPrompts, item)
+		}
+	}
+	for name := range a.prompts {
+		if _, ok := prompts[name]; !ok {
+			delete(a.prompts, name)
+			removePrompts = append(removePrompts, name)
+		}
+	}
+	a.mu.Unlock()
+
+	// The go-sdk server debounces the notifications of these changes.
+	if len(removeResources) > 0 {
+		a.s.mcp.RemoveResources(removeResources...)
+	}
+	if len(removeTemplates) > 0 {
+		a.s.mcp.RemoveResourceTemplates(removeTemplates...)
+	}
+	if len(removePrompts) > 0 {
+		a.s.mcp.RemovePrompts(removePrompts...)
+	}
+	for _, item := range addResources {
+		a.s.mcp.AddResource(item.r, a.read(item.server))
+	}
+	for _, item := range addTemplates {
+		a.s.mcp.AddResourceTemplate(item.t, a.read(item.server))
+	}
+	for _, item := range addPrompts {
+		a.s.mcp.AddPrompt(item.p, a.getPrompt(item.route.server, item.route.name))
+	}
+}
+
+// warnOnce logs a problem of the upstreams' lists the first time it is
+// seen, since every listing finds it again. a.mu is held.
+func (a *aggregator) warnOnce(msg string, args ...any) {
+	key := msg + fmt.Sprint(args...)
+	if !a.warned[key] {
+		a.warned[key] = true
+		a.s.logger.Warn(msg, args...)
+	}
+}
+
+// itemKey identifies what is served of an item: its owner and its
+// definition.
+func itemKey(server string, item any) string {
+	raw, err := json.Marshal(item)
+	if err != nil {
+		// The items were decoded from JSON: they encode again.
+		return server + fmt.Sprint(item)
+	}
+	return server + "\x00" + string(raw)
+}
+
+// checkURI checks what the go-sdk server requires of a resource URI: an
+// absolute URI.
+func checkURI(uri string) error {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return err
+	}
+	if u.Scheme == "" {
+		return fmt.Errorf("URI %q is not absolute", uri)
+	}
+	return nil
+}
+
+// read forwards resources/read to an upstream.
+func (a *aggregator) read(server string) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		sess, err := a.sessions.Session(ctx, server)
+		if err != nil {
+			return nil, upstreamError(server, err)
+		}
+		res, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: req.Params.URI})
+		if err != nil {
+			return nil, upstreamError(server, err)
+		}
+		return res, nil
+	}
+}
+
+// getPrompt forwards prompts/get to an upstream, under the prompt's name
+// there.
+func (a *aggregator) getPrompt(server, name string) mcp.PromptHandler {
+	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		sess, err := a.sessions.Session(ctx, server)
+		if err != nil {
+			return nil, upstreamError(server, err)
+		}
+		res, err := sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: req.Params.Arguments})
+		if err != nil {
+			return nil, upstreamError(server, err)
+		}
+		return res, nil
+	}
+}
+
+// complete forwards completion/complete to the upstream that owns the
+// referenced prompt or resource template (or resource).
+func (a *aggregator) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	ref := *req.Params.Ref
+	var server string
+	a.mu.Lock()
+	switch ref.Type {
+	case "ref/prompt":
+		if route, ok := a.prompts[ref.Name]; ok {
+			server, ref.Name = route.server, route.name
+		}
+	case "ref/resource":
+		server = a.ownerLocked(ref.URI)
+	}
+	var caps *mcp.ServerCapabilities
+	if st := a.byServer[server]; st != nil {
+		caps = st.caps
+	}
+	a.mu.Unlock()
+	if server == "" {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("no %s %q to complete", strings.TrimPrefix(ref.Type, "ref/"), ref.Name+ref.URI)}
+	}
+	if caps != nil && caps.Completions == nil {
+		// The owner offers no completions: there are none to suggest.
+		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+	}
+	sess, err := a.sessions.Session(ctx, server)
+	if err != nil {
+		return nil, upstreamError(server, err)
+	}
+	res, err := sess.Complete(ctx, &mcp.CompleteParams{Argument: req.Params.Argument, Context: req.Params.Context, Ref: &ref})
+	if err != nil {
+		return nil, upstreamError(server, err)
+	}
+	return res, nil
+}
+
+// ownerLocked returns the upstream serving a resource URI, or a URI
+// template, or the template a URI matches; "" if none. a.mu is held.
+func (a *aggregator) ownerLocked(uri string) string {
+	if sv, ok := a.resources[uri]; ok {
+		return sv.server
+	}
+	if sv, ok := a.templates[uri]; ok {
+		return sv.server
+	}
+	// The first configured upstream whose template matches, as for a
+	// clash of URIs.
+	for _, u := range a.ups {
+		for _, t := range u.templates {
+			sv, ok := a.templates[t.URITemplate]
+			if !ok || sv.server != u.Server {
+				continue
+			}
+			if tmpl, err := uritemplate.New(t.URITemplate); err == nil && tmpl.Regexp().MatchString(uri) {
+				return u.Server
+			}
+		}
+	}
+	return ""
+}
+
+// subscribe subscribes a client to a resource: the server subscribes to
+// it upstream for its first subscriber.
+func (a *aggregator) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
+	a.mu.Lock()
+	server := a.ownerLocked(uri)
+	var caps *mcp.ServerCapabilities
+	if st := a.byServer[server]; st != nil {
+		caps = st.caps
+	}
+	a.mu.Unlock()
+	if server == "" {
+		return mcp.ResourceNotFoundError(uri)
+	}
+	a.subMu.Lock()
+	defer a.subMu.Unlock()
+	sub := a.subs[uri]
+	if sub == nil {
+		if caps == nil || caps.Resources == nil || !caps.Resources.Subscribe {
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("the server of %s offers no subscriptions", uri)}
+		}
+		sess, err := a.sessions.Session(ctx, server)
+		if err != nil {
+			return upstreamError(server, err)
+		}
+		if err := sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			return upstreamError(server, err)
+		}
+		sub = &subscription{server: server, sessions: map[*mcp.ServerSession]struct{}{}}
+		a.subs[uri] = sub
+	}
+	sub.sessions[req.Session] = struct{}{}
+	return nil
+}
+
+// unsubscribe unsubscribes a client from a resource, and the server
+// upstream once no client is subscribed.
+func (a *aggregator) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	a.subMu.Lock()
+	defer a.subMu.Unlock()
+	uri := req.Params.URI
+	sub := a.subs[uri]
+	if sub == nil {
+		return nil
+	}
+	delete(sub.sessions, req.Session)
+	if len(sub.sessions) == 0 {
+		delete(a.subs, uri)
+		a.unsubscribeUpstream(ctx, sub.server, uri)
+	}
+	return nil
+}
+
+// unsubscribeUpstream ends the server's subscription upstream; a failure
+// only costs notifications nobody receives, and is logged.
+func (a *aggregator) unsubscribeUpstream(ctx context.Context, server, uri string) {
+	sess, err := a.sessions.Session(ctx, server)
+	if err == nil {
+		err = sess.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+	}
+	if err != nil {
+		a.s.logger.Warn("upstream: unsubscribe", "server", server, "uri", uri, "error", err)
+	}
+}
+
+// updated relays an upstream's notification that a resource changed to
+// the clients subscribed to it, and has subscriptions whose clients are
+// gone dropped.
+func (a *aggregator) updated(server string, params *mcp.ResourceUpdatedNotificationParams) {
+	if err := a.s.mcp.ResourceUpdated(a.ctx, params); err != nil {
+		a.s.logger.Debug("resource update not relayed", "server", server, "uri", params.URI, "error", err)
+	}
+	// The go-sdk server forgets the subscriptions of a client that
+	// disconnects without telling the handlers; they are dropped here,
+	// apart from the caller, which may be reading the upstream's messages.
+	a.mu.Lock()
+	a.prune = true
+	a.mu.Unlock()
+	a.poke()
+}
+
+// pruneSubscriptions drops the subscribers that are no longer connected,
+// and the upstream subscriptions left without subscribers.
+func (a *aggregator) pruneSubscriptions() {
+	live := map[*mcp.ServerSession]bool{}
+	for ss := range a.s.mcp.Sessions() {
+		live[ss] = true
+	}
+	a.subMu.Lock()
+	defer a.subMu.Unlock()
+	for uri, sub := range a.subs {
+		for ss := range sub.sessions {
+			if !live[ss] {
+				delete(sub.sessions, ss)
+			}
+		}
+		if len(sub.sessions) == 0 {
+			delete(a.subs, uri)
+			ctx, cancel := context.WithTimeout(a.ctx, UpstreamListTimeout)
+			a.unsubscribeUpstream(ctx, sub.server, uri)
+			cancel()
+		}
+	}
+}
+
+// upstreamError returns the error of a request an upstream failed: its
+// own JSON-RPC error as it is (a resource not found stays one), anything
+// else as an internal error naming the upstream.
+func upstreamError(server string, err error) error {
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) {
+		return wire
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("upstream %q: %v", server, err)}
+}
+
+// UpstreamChanged tells the server that an upstream of [WithUpstreams]
+// reported a change of its resources, resource templates or prompts
+// (notifications/resources/list_changed, notifications/prompts/list_changed).
+// The server lists them again in the background and updates what it
+// serves; clients are notified. A burst of reports costs one listing.
+// Reports of unknown servers, or after [Server.Close], are ignored. It
+// does not block, so it may be called from the goroutine reading the
+// upstream's messages.
+func (s *Server) UpstreamChanged(server string) {
+	if s.agg != nil {
+		s.agg.changed(server)
+	}
+}
+
+// UpstreamResourceUpdated tells the server that an upstream reported a
+// change of a resource the server subscribed to on behalf of its clients
+// (notifications/resources/updated); the clients subscribed to it are
+// notified. It may be called from the goroutine reading the upstream's
+// messages.
+func (s *Server) UpstreamResourceUpdated(server string, params *mcp.ResourceUpdatedNotificationParams) {
+	if s.agg != nil && params != nil {
+		s.agg.updated(server, params)
+	}
+}
