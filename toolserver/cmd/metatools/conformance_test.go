@@ -138,35 +138,41 @@ func TestConformance(t *testing.T) {
 		"the baseline was measured with another conformance package: run `make conformance-update` and review the outcomes")
 	for _, s := range setups {
 		t.Run("compare/"+s.name, func(t *testing.T) {
-			compare(t, want.Setups[s.name], results[s.name])
+			want, ok := want.Setups[s.name]
+			require.True(t, ok, "the baseline has no set-up %q: run `make conformance-update`", s.name)
+			for _, problem := range diffBaseline(want, results[s.name]) {
+				t.Error(problem)
+			}
 		})
 	}
 }
 
-// compare fails on every difference between the baseline of a set-up and
-// its outcomes.
-func compare(t *testing.T, want map[string]expectation, got map[string]outcome) {
-	t.Helper()
+// diffBaseline lists every difference between the baseline of a set-up
+// and its outcomes, each with what to do about it; none means they agree.
+func diffBaseline(want map[string]expectation, got map[string]outcome) []string {
+	var problems []string
 	for _, name := range slices.Sorted(maps.Keys(got)) {
 		o := got[name]
 		exp, ok := want[name]
 		switch {
 		case !ok:
-			t.Errorf("%s: a scenario the baseline does not know (it %s): run `make conformance-update` and commit the baseline", name, verdict(o.pass))
-		case exp.Outcome == "pass" && !o.pass:
-			t.Errorf("%s: regression: the baseline says it passes, it now fails: %s", name, strings.Join(o.failures, "; "))
-		case exp.Outcome == "fail" && o.pass:
-			t.Errorf("%s: now passes, the baseline expects it to fail (%s): run `make conformance-update` and commit the tightened baseline", name, exp.Reason)
+			problems = append(problems, fmt.Sprintf("%s: a scenario the baseline does not know (it %s): run `make conformance-update` and commit the baseline", name, verdict(o.pass)))
 		case exp.Outcome != "pass" && exp.Outcome != "fail":
-			t.Errorf("%s: the baseline's outcome %q is neither \"pass\" nor \"fail\"", name, exp.Outcome)
+			problems = append(problems, fmt.Sprintf("%s: the baseline's outcome %q is neither \"pass\" nor \"fail\"", name, exp.Outcome))
+		case exp.Outcome == "pass" && !o.pass:
+			problems = append(problems, fmt.Sprintf("%s: regression: the baseline says it passes, it now fails: %s", name, strings.Join(o.failures, "; ")))
+		case exp.Outcome == "fail" && o.pass:
+			problems = append(problems, fmt.Sprintf("%s: now passes, the baseline expects it to fail (%s): run `make conformance-update` and commit the tightened baseline", name, exp.Reason))
 		case exp.Outcome == "fail" && strings.TrimSpace(exp.Reason) == "":
-			t.Errorf("%s: an expected failure without a reason in the baseline: say why in one line", name)
+			problems = append(problems, name+": an expected failure without a reason in the baseline: say why in one line")
 		}
 	}
-	for name := range want {
-		_, ran := got[name]
-		assert.True(t, ran, "%s: in the baseline, but the suite has no such scenario any more: run `make conformance-update`", name)
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		if _, ran := got[name]; !ran {
+			problems = append(problems, name+": in the baseline, but the suite has no such scenario any more: run `make conformance-update`")
+		}
 	}
+	return problems
 }
 
 func verdict(pass bool) string {
@@ -421,4 +427,77 @@ func (a *announcer) String() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.buf.String()
+}
+
+func TestDiffBaseline(t *testing.T) {
+	pass := outcome{pass: true}
+	fail := outcome{failures: []string{"tools-call-error: Tool did not return isError: true"}}
+	tests := []struct {
+		name string
+		want map[string]expectation
+		got  map[string]outcome
+		// problems are substrings of the problems expected, in order.
+		problems []string
+	}{
+		{"agreement", map[string]expectation{"a": {Outcome: "pass"}, "b": {Outcome: "fail", Reason: "no completions"}},
+			map[string]outcome{"a": pass, "b": fail}, nil},
+		{"regression", map[string]expectation{"a": {Outcome: "pass"}},
+			map[string]outcome{"a": fail}, []string{"a: regression: the baseline says it passes, it now fails: tools-call-error: Tool did not return isError: true"}},
+		{"expected failure now passes", map[string]expectation{"b": {Outcome: "fail", Reason: "no completions"}},
+			map[string]outcome{"b": pass}, []string{"b: now passes, the baseline expects it to fail (no completions): run `make conformance-update`"}},
+		{"new scenario", map[string]expectation{},
+			map[string]outcome{"c": fail}, []string{"c: a scenario the baseline does not know (it fails)"}},
+		{"scenario gone", map[string]expectation{"d": {Outcome: "pass"}},
+			map[string]outcome{}, []string{"d: in the baseline, but the suite has no such scenario any more"}},
+		{"failure without a reason", map[string]expectation{"b": {Outcome: "fail", Reason: " "}},
+			map[string]outcome{"b": fail}, []string{"b: an expected failure without a reason"}},
+		{"unknown outcome", map[string]expectation{"a": {Outcome: "flaky"}},
+			map[string]outcome{"a": pass}, []string{`a: the baseline's outcome "flaky" is neither`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			problems := diffBaseline(tt.want, tt.got)
+			require.Len(t, problems, len(tt.problems), "%q", problems)
+			for i, p := range tt.problems {
+				assert.Contains(t, problems[i], p)
+			}
+		})
+	}
+}
+
+func TestReadResults(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, checks string) {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, name), 0o755))
+		if checks != "" {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name, "checks.json"), []byte(checks), 0o600))
+		}
+	}
+	write("server-ping-2026-11-23T22-56-11-330Z", `[{"id":"ping","status":"SUCCESS"}]`)
+	write("server-server-sse-polling-2026-11-23T22-56-11-600Z",
+		`[{"id":"x","status":"INFO"},{"id":"y","status":"WARNING","errorMessage":"no retry field"}]`)
+	write("server-completion-complete-2026-11-23T22-56-11-349Z",
+		`[{"id":"completion-complete","status":"FAILURE","errorMessage":"Failed: method\n not found"},{"id":"other","status":"FAILURE","description":"Server answers"}]`)
+	write("server-tools-list-2026-11-23T22-56-11-386Z", "") // the scenario threw: no checks
+	write("unrelated", `[]`)
+
+	got, err := readResults(dir)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]outcome{
+		"ping":               {pass: true},
+		"server-sse-polling": {pass: true, warnings: 1},
+		"completion-complete": {failures: []string{
+			"completion-complete: Failed: method not found", "other: Server answers",
+		}},
+	}, got)
+
+	write("server-broken-2026-11-23T22-56-11-386Z", `{`)
+	_, err = readResults(dir)
+	require.ErrorContains(t, err, "read the checks of broken")
+}
+
+func TestScenarioError(t *testing.T) {
+	log := "=== Running scenario: ping ===\nFailed to run scenario ping: Error: connect ECONNREFUSED\n  at x\n"
+	assert.Equal(t, "Error: connect ECONNREFUSED", scenarioError(log, "ping"))
+	assert.Equal(t, "see the suite's log", scenarioError(log, "tools-list"))
 }
