@@ -134,7 +134,7 @@ func TestConformance(t *testing.T) {
 		return
 	}
 	want := readBaseline(t)
-	require.Equal(t, suite, want.Suite,
+	require.Equal(t, want.Suite, suite,
 		"the baseline was measured with another conformance package: run `make conformance-update` and review the outcomes")
 	for _, s := range setups {
 		t.Run("compare/"+s.name, func(t *testing.T) {

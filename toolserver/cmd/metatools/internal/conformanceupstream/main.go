@@ -84,9 +84,8 @@ func newServer() *mcp.Server {
 		CompletionHandler:  complete,
 		SubscribeHandler:   subs.subscribe,
 		UnsubscribeHandler: subs.unsubscribe,
-		Capabilities: &mcp.ServerCapabilities{
-			Logging: &mcp.LoggingCapabilities{},
-		},
+		// No Capabilities: the go-sdk's defaults declare logging, which
+		// logging-set-level and tools-call-with-logging use.
 	})
 	addTools(server)
 	addResources(server)
@@ -136,6 +135,7 @@ func addTools(s *mcp.Server) {
 						return nil, err
 					}
 				}
+				//nolint:staticcheck // deprecated in a newer protocol, logging is what tools-call-with-logging checks
 				if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "conformance-upstream", Data: msg}); err != nil {
 					return nil, err
 				}
@@ -171,8 +171,10 @@ func addTools(s *mcp.Server) {
 			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
 				return nil, err
 			}
-			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
-				Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: args.Prompt}}},
+			// Deprecated in a newer protocol, sampling is what tools-call-sampling checks.
+			question := &mcp.SamplingMessage{Role: "user", Content: &mcp.TextContent{Text: args.Prompt}} //nolint:staticcheck // see above
+			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{                         //nolint:staticcheck // see above
+				Messages:  []*mcp.SamplingMessage{question}, //nolint:staticcheck // see above
 				MaxTokens: 100,
 			})
 			if err != nil {
