@@ -39,9 +39,14 @@ var update = flag.Bool("update", false, "rewrite toolserver/e2e/conformance-base
 // baselinePath is the committed baseline, relative to this package.
 const baselinePath = "../../e2e/conformance-baseline.json"
 
-// exposeUpstream is the configuration that exposes the conformance
-// upstream's tools, resources and prompts to clients under their own names.
-// It is the one line to change when the configuration gains a better way.
+// exposeUpstream is the configuration line, after the upstream's entry in
+// mcpServers, that exposes its tools to clients directly. Passthrough
+// exposes them as "conformance.<name>", not under the names the scenarios
+// call; an entry field that keeps an upstream's names (and so passes its
+// tools through and aggregates its resources and prompts) replaces this
+// line with one indented as a field of the entry:
+//
+//	const exposeUpstream = "    keepNames: true"
 const exposeUpstream = `server: {passthrough: ["conformance:*"]}`
 
 // upstreamConfig is the configuration of set-up "metatools+upstream": the
