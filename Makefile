@@ -41,7 +41,7 @@ banner = printf '\n==> %s\n' "$(1)"
 
 .PHONY: help
 help: ## List the targets.
-	@awk 'BEGIN { FS = ":.*## " } /^[a-zA-Z_-]+:.*## / { printf "  %-16s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@awk 'BEGIN { FS = ":.*## " } /^[a-zA-Z_-]+:.*## / { printf "  %-20s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 	@printf '\nModules (versions.yaml): %s\n' "$(MODULES)"
 
 .PHONY: check
@@ -73,6 +73,24 @@ $(E2E_DIR)/node_modules/.package-lock.json: $(E2E_DIR)/package-lock.json
 	@$(call banner,npm ci ($(E2E_DIR)))
 	npm ci --prefix $(E2E_DIR) --no-audit --no-fund
 	@touch $@
+
+# The official MCP conformance suite (pinned in toolserver/e2e/package.json)
+# against `metatools serve --http`, alone and in front of an upstream that
+# implements the scenarios, compared with toolserver/e2e/conformance-baseline.json.
+# `make test` runs it too (it is a Go test); these targets run only it.
+CONFORMANCE_PKG := ./toolserver/cmd/metatools
+CONFORMANCE_RUN := -run '^TestConformance$$' -count=1
+
+.PHONY: conformance
+conformance: e2e-deps ## The MCP conformance suite against metatools, compared with its baseline.
+	@$(call banner,MCP conformance suite)
+	$(GO) test $(CONFORMANCE_PKG) $(CONFORMANCE_RUN) -v
+
+.PHONY: conformance-update
+conformance-update: e2e-deps ## Rewrite the conformance baseline from a run (then review and commit it).
+	@$(call banner,MCP conformance suite: rewriting the baseline)
+	$(GO) test $(CONFORMANCE_PKG) $(CONFORMANCE_RUN) -update
+	@git --no-pager diff --stat -- $(E2E_DIR)/conformance-baseline.json
 
 .PHONY: test
 test: e2e-deps ## Race tests of every module in one run (shuffled order).
