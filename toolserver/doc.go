@@ -25,6 +25,17 @@
 // params); anything that goes wrong with the tool it runs is a tool error
 // result carrying the error's code, for the model to read and act on.
 //
+// With [WithUpstreams], the server also serves the resources, resource
+// templates and prompts of upstream MCP servers, prefixed by their
+// namespace ("ns.name") or, for an [Upstream] with KeepNames, under their
+// own names; it forwards resources/read, prompts/get, completion/complete
+// and resource subscriptions (counted per URI, one upstream subscription
+// for any number of clients) to the upstream that owns them, and follows
+// the changes upstreams report ([Server.UpstreamChanged],
+// [Server.UpstreamResourceUpdated]). Clashes go to the first upstream
+// configured; a clash of names kept as they are is reported by
+// [Server.Err].
+//
 // The catalog subpackage builds a catalogue from a configuration file
 // (config), with the built-in tools of the builtin subpackage; the
 // metatools command (cmd/metatools) serves it and offers the same

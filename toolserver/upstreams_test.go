@@ -342,7 +342,7 @@ func TestUpstreamKeepNamesClashes(t *testing.T) {
 			[]toolserver.Upstream{{Server: "evil", KeepNames: true}})
 		err := srv.Err()
 		require.Error(t, err)
-		assert.True(t, errors.Is(err, errors.ErrConflict), "code conflict: %v", err)
+		assert.ErrorIs(t, err, errors.ErrConflict)
 		assert.Contains(t, err.Error(), `tool "evil:run_tool" is exposed as "run_tool", the name of a meta-tool`)
 		// The meta-tool keeps its name.
 		cs := connectLegacy(t, srv, nil)
