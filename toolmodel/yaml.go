@@ -108,8 +108,12 @@ func jsonToYAML(dec *json.Decoder) (*yaml.Node, error) {
 			}
 			node.Content = append(node.Content, child)
 		}
-		if tok, err := dec.Token(); err != nil || tok != end {
-			return nil, fmt.Errorf("unbalanced JSON: %v", err)
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		if tok != end {
+			return nil, fmt.Errorf("unbalanced JSON: %v instead of %v", tok, end)
 		}
 		return node, nil
 	case string:

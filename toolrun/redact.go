@@ -59,7 +59,12 @@ func newRedactor(secrets []string) *redactor {
 	}
 	// Longest first: the replacer tries its patterns in order at each
 	// position, so a whole value is hidden before a part of it.
-	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	slices.SortFunc(forms, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b) // equal forms side by side, for Compact
+	})
 	forms = slices.Compact(forms)
 	pairs := make([]string, 0, 2*len(forms))
 	for _, f := range forms {
