@@ -34,6 +34,8 @@ const (
 // configuration, exactly one of MCP, Provider, Local, HTTP or GRPC. Like
 // [Tool], it is plain data; executors turn it into calls.
 //
+// Its YAML form is its JSON form written as YAML ([ToolBackend.MarshalYAML]).
+//
 // A kind outside the built-in ones (added by a third-party executor) has no
 // configuration field here; it carries its settings in Config.
 type ToolBackend struct {

@@ -5,7 +5,9 @@
 // A [Tool] is an MCP tool (the official go-sdk's mcp.Tool) with a
 // namespace, a version, tags and free metadata. It is plain data: it
 // marshals to the MCP tool JSON plus those fields and back without loss,
-// so catalogues can be stored, shipped and replayed. What executes a tool
+// so catalogues can be stored, shipped and replayed. Its YAML form (with
+// go.yaml.in/yaml/v3) is that same document written as YAML, and round-trips
+// the same way, so a tools file may be written in either. What executes a tool
 // is described separately, also as data, by a [ToolBackend]: an MCP server,
 // a provider, a local Go function, an HTTP endpoint or a gRPC method.
 //

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
 )
@@ -82,4 +84,52 @@ func FuzzValidate(f *testing.F) {
 			t.Fatalf("Validate error has code %s: %v", errors.CodeOf(err), err)
 		}
 	})
+}
+
+// FuzzToolYAML checks that YAML decoding never panics, and that a tool
+// decoded from YAML survives a YAML round trip and reads as the same tool
+// from its JSON form.
+func FuzzToolYAML(f *testing.F) {
+	f.Add([]byte("name: x\ninputSchema: {type: object}\n"))
+	f.Add([]byte("name: x\nnamespace: ns\ninputSchema: {}\ntags: [a, b]\nmetadata: {n: 1e400, big: 123456789012345678901234567890}\n"))
+	f.Add([]byte("name: x\ninputSchema: {maximum: 0x1F, minimum: -1_000, const: .inf}\n"))
+	f.Add([]byte("name: &n x\ntitle: *n\ninputSchema: {}\nannotations: {title: t, readOnlyHint: yes}\n_meta: {k: [1, \"2\", null, ~]}\n"))
+	f.Add([]byte("a: &a [x, x]\nb: [*a, *a]\n<<: {c: 1}\n"))
+	if raw, err := json.Marshal(mustDecode(f, fullToolJSON)); err == nil {
+		f.Add(raw) // JSON is YAML
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var tool toolmodel.Tool
+		if yaml.Unmarshal(data, &tool) != nil || tool.Validate() != nil {
+			return
+		}
+		encoded, err := yaml.Marshal(tool)
+		if err != nil {
+			t.Fatalf("a decoded tool does not encode to YAML: %v", err)
+		}
+		var again toolmodel.Tool
+		if err := yaml.Unmarshal(encoded, &again); err != nil {
+			t.Fatalf("re-decoding %s: %v", encoded, err)
+		}
+		if !again.Equal(tool) {
+			t.Fatalf("YAML round trip changed the tool:\n%s\n%s", data, encoded)
+		}
+		raw, err := json.Marshal(tool)
+		if err != nil {
+			t.Fatalf("a tool decoded from YAML does not encode to JSON: %v", err)
+		}
+		fromJSON, err := toolmodel.DecodeTool(raw)
+		if err != nil || !fromJSON.Equal(tool) {
+			t.Fatalf("the JSON form of a YAML tool reads differently (%v):\n%s", err, raw)
+		}
+	})
+}
+
+func mustDecode(f *testing.F, doc string) toolmodel.Tool {
+	f.Helper()
+	tool, err := toolmodel.DecodeTool([]byte(doc))
+	if err != nil {
+		f.Fatal(err)
+	}
+	return tool
 }

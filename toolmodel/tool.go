@@ -26,6 +26,8 @@ const MaxNameLen = 128
 // is a valid Tool, and a Tool survives a JSON round trip unchanged. (The
 // go-sdk writes the annotation hints readOnlyHint and idempotentHint even
 // when false, which MCP defines as their default: the meaning is unchanged.)
+// Its YAML form is the same document ([Tool.MarshalYAML],
+// [Tool.UnmarshalYAML]), so it survives a YAML round trip as well.
 //
 // When a Tool is decoded from JSON, its input and output schemas are kept as
 // compact [json.RawMessage] values: no number loses precision, and

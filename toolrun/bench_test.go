@@ -38,29 +38,56 @@ func createIssue(_ context.Context, args map[string]any) (any, error) {
 
 // BenchmarkRun/local runs a local tool through the whole pipeline;
 // BenchmarkDirect/local calls the same function after the same cached
-// validation. Their ratio is the runner's overhead.
+// validation. Their ratio is the runner's overhead. The other cases add
+// what costs extra: a pre-call hook (the arguments are deep-copied for
+// hooks), a masker, and a function returning Go types (slices, ints and a
+// struct) that are turned into JSON values.
 func BenchmarkRun(b *testing.B) {
-	b.Run("local", func(b *testing.B) {
-		tool, err := toolmodel.DecodeTool([]byte(benchTool))
-		if err != nil {
-			b.Fatal(err)
-		}
-		local := toolrun.NewLocalExecutor()
-		local.Register("create_issue", createIssue)
-		idx := toolindex.New()
-		if err := idx.Register(context.Background(), toolindex.Registration{Tool: tool, Backend: toolrun.LocalBackendFor("create_issue")}); err != nil {
-			b.Fatal(err)
-		}
-		r := toolrun.New(toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{toolmodel.BackendLocal: local}), toolrun.WithIndex(idx))
-		args := benchArgs()
-		ctx := context.Background()
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := r.Run(ctx, "github:create_issue", args); err != nil {
+	noop := toolrun.PreCallFunc(func(context.Context, *toolrun.Call) error { return nil })
+	goTypes := func(_ context.Context, args map[string]any) (any, error) {
+		return issue{Number: 42, Title: args["title"].(string), Labels: []string{"bug"}}, nil
+	}
+	cases := []struct {
+		name string
+		fn   toolrun.LocalFunc
+		opts []toolrun.Option
+	}{
+		{"local", createIssue, nil},
+		{"local/hook", createIssue, []toolrun.Option{toolrun.WithPreCall(noop)}},
+		{"local/hook+masker", createIssue, []toolrun.Option{toolrun.WithPreCall(noop), toolrun.WithMasker(toolrun.SecretMasker{})}},
+		{"local/go-types", goTypes, nil},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			tool, err := toolmodel.DecodeTool([]byte(benchTool))
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
+			local := toolrun.NewLocalExecutor()
+			local.Register("create_issue", c.fn)
+			idx := toolindex.New()
+			if err := idx.Register(context.Background(), toolindex.Registration{Tool: tool, Backend: toolrun.LocalBackendFor("create_issue")}); err != nil {
+				b.Fatal(err)
+			}
+			opts := append([]toolrun.Option{toolrun.WithIndex(idx)}, c.opts...)
+			r := toolrun.New(toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{toolmodel.BackendLocal: local}), opts...)
+			args := benchArgs()
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := r.Run(ctx, "github:create_issue", args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// issue is a result in Go types, as a function written for Go returns it.
+type issue struct {
+	Number int      `json:"number"`
+	Title  string   `json:"title"`
+	Labels []string `json:"labels"`
 }
 
 func BenchmarkDirect(b *testing.B) {

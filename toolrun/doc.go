@@ -34,11 +34,20 @@
 // [ExecutionHook], [PreCallHook] (rewrite or reject a call, for example to
 // inject credentials), [PostCallHook] (rewrite a result, for example to
 // redact it), [AuthorizationPolicy] ([AllowDeny] for tool patterns),
-// [ArgumentMasker] ([SecretMasker] hides secrets from events and logs),
+// [ArgumentMasker] ([SecretMasker] hides secrets from events and logs;
+// what a masker hides is also removed from the messages of the errors the
+// runner returns, see [SecretLister]),
 // [RetryPolicy] ([ExponentialBackoff] by default), [ConcurrencyPolicy]
 // ([ConcurrencyLimit]) and [EventPublisher] ([SlogPublisher]). Users who
 // prefer one type can implement [Extension] by embedding [BaseExtension]
 // and overriding a few methods; both styles run in the same pipeline.
+//
+// Hooks work on a deep copy of the call's arguments and metadata, made only
+// when there are hooks: whatever they change, at any depth, the caller's
+// maps stay as they were. Results are JSON values (map[string]any, []any,
+// string, float64, bool, nil) whatever the backend: a Go function's
+// slices, integers and structs are converted, so the next step of a chain
+// receives what it would from an MCP server or an HTTP API.
 //
 // # How to plug in your own backend
 //

@@ -72,7 +72,8 @@ type Extension interface {
 	AuthorizationPolicy
 	// MaskArguments returns what events and logs may show of a call's
 	// arguments; see [ArgumentMasker]. The masks of several extensions
-	// apply in turn.
+	// apply in turn, and what they hide is also removed from the messages
+	// of errors (see [SecretLister], which an Extension may implement).
 	MaskArguments(toolID string, args any) any
 	// Publish receives the runner's events; see [EventPublisher].
 	Publish(ctx context.Context, event Event)
@@ -157,6 +158,15 @@ type maskExtension struct {
 
 func (e maskExtension) MaskArguments(toolID string, args any) any {
 	return e.masker.Mask(toolID, args)
+}
+
+// Secrets asks the masker when it lists its secrets, and otherwise
+// compares the arguments before and after masking.
+func (e maskExtension) Secrets(toolID string, args any) []string {
+	if l, ok := e.masker.(SecretLister); ok {
+		return l.Secrets(toolID, args)
+	}
+	return appendHidden(nil, args, e.masker.Mask(toolID, args))
 }
 
 type publishExtension struct {

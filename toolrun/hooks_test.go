@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -189,4 +190,25 @@ func TestSlogPublisher(t *testing.T) {
 	assert.Contains(t, lines[0], `msg="tool call started" tool=demo:echo backend=local:demo:echo args="{\"token\":\"***\"}"`)
 	assert.Contains(t, lines[1], `level=INFO msg="tool call finished" tool=demo:echo`)
 	assert.Contains(t, lines[3], `level=WARN msg="tool reported an error" tool=demo:fail`)
+}
+
+func TestResultEventCountsAttemptsOfFailedRuns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		f.flaky.Store(10)
+		var log []string
+		rec := &recorder{name: "r", log: &log}
+		_, err := f.runner(toolrun.WithExtension(rec)).Run(context.Background(), "demo:flaky", nil)
+		require.ErrorIs(t, err, errors.ErrUnavailable)
+		require.Len(t, rec.events, 2)
+		assert.Equal(t, toolrun.EventResult, rec.events[1].Kind)
+		assert.Equal(t, 3, rec.events[1].Attempts, "the default policy made 3 attempts")
+		assert.Equal(t, int32(7), f.flaky.Load())
+
+		rec.events = nil
+		_, err = f.runner(toolrun.WithExtension(rec)).Run(context.Background(), "demo:badout", nil)
+		require.ErrorIs(t, err, errors.ErrValidation)
+		require.Len(t, rec.events, 2)
+		assert.Equal(t, 1, rec.events[1].Attempts, "a result refused after one execution")
+	})
 }

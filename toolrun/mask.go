@@ -13,6 +13,11 @@ import (
 //
 // Whatever the maskers return is rendered as compact JSON in [Event.Args].
 // Without a masker, the arguments are shown as they are.
+//
+// What a masker hides is also removed from the messages of the errors the
+// runner returns (from Run, RunStream, RunChain and RunBatch, and a
+// result's ToolError) and so from every log line and event that shows
+// them: see [SecretLister].
 type ArgumentMasker interface {
 	Mask(toolID string, args any) any
 }
@@ -36,7 +41,10 @@ type SecretMasker struct {
 	Keys []string
 }
 
-var _ ArgumentMasker = SecretMasker{}
+var (
+	_ ArgumentMasker = SecretMasker{}
+	_ SecretLister   = SecretMasker{}
+)
 
 // DefaultSecretKeys are the member-name fragments [SecretMasker] hides by
 // default.
@@ -45,7 +53,7 @@ var DefaultSecretKeys = []string{
 	"credential", "private_key", "cookie", "session",
 }
 
-var credentialInText = regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]+`)
+var credentialInText = regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+([A-Za-z0-9._~+/=-]+)`)
 
 // Mask implements [ArgumentMasker].
 func (m SecretMasker) Mask(_ string, args any) any {
@@ -54,6 +62,55 @@ func (m SecretMasker) Mask(_ string, args any) any {
 		keys = DefaultSecretKeys
 	}
 	return maskValue(args, keys)
+}
+
+// Secrets implements [SecretLister]: the strings and numbers Mask hides,
+// and for each the credential found inside it ("abc" of "Bearer abc"), so
+// that an error quoting only the credential is redacted too.
+func (m SecretMasker) Secrets(_ string, args any) []string {
+	keys := m.Keys
+	if keys == nil {
+		keys = DefaultSecretKeys
+	}
+	return appendSecrets(nil, args, keys)
+}
+
+func appendSecrets(secrets []string, v any, keys []string) []string {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if isSecretKey(k, keys) {
+				for _, leaf := range appendLeaves(nil, jsonValue(e)) {
+					secrets = append(secrets, leaf)
+					secrets = appendCredentials(secrets, leaf)
+				}
+			} else {
+				secrets = appendSecrets(secrets, e, keys)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			secrets = appendSecrets(secrets, e, keys)
+		}
+	case string:
+		secrets = appendCredentials(secrets, x)
+	case json.RawMessage:
+		var decoded any
+		if json.Unmarshal(x, &decoded) != nil {
+			return append(secrets, string(x))
+		}
+		secrets = appendSecrets(secrets, decoded, keys)
+	}
+	return secrets
+}
+
+// appendCredentials appends the credentials that s carries after a
+// "Bearer", "Basic" or "token" word.
+func appendCredentials(secrets []string, s string) []string {
+	for _, m := range credentialInText.FindAllStringSubmatch(s, -1) {
+		secrets = append(secrets, m[2])
+	}
+	return secrets
 }
 
 func maskValue(v any, keys []string) any {

@@ -12,9 +12,15 @@ type Option func(*Runner)
 
 // WithIndex makes the runner resolve tools in idx. Without it, the runner
 // looks for an index in the call's context ([toolindex.IndexFrom]), then
-// asks its resolvers.
+// asks its resolvers. A nil idx, or a nil pointer such as a nil
+// *toolindex.MemoryIndex, means no index.
 func WithIndex(idx toolindex.Index) Option {
-	return func(r *Runner) { r.index = idx }
+	return func(r *Runner) {
+		if toolindex.IsNil(idx) {
+			idx = nil
+		}
+		r.index = idx
+	}
 }
 
 // WithResolver adds a resolver, asked in order after the index for tools

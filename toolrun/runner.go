@@ -68,6 +68,7 @@ type Runner struct {
 	concurrency ConcurrencyPolicy
 	extensions  []Extension
 	publishes   bool
+	masks       bool
 }
 
 // New returns a runner that executes calls with the executors of reg.
@@ -83,6 +84,7 @@ func New(reg *ExecutorRegistry, opts ...Option) *Runner {
 	}
 	for _, e := range r.extensions {
 		r.publishes = r.publishes || mayPublish(e)
+		r.masks = r.masks || masking(e)
 	}
 	return r
 }
@@ -164,16 +166,25 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 		OnChunk:    cfg.onChunk,
 	}
 	if len(r.extensions) > 0 {
-		// Hooks may rewrite the arguments: they work on a copy, so that
-		// the caller's map never changes. Executors only read them.
-		call.Args = maps.Clone(args)
+		// Hooks may rewrite the arguments and metadata, at any depth: they
+		// work on a deep copy, so that the caller's maps never change.
+		// Executors only read them, so without hooks there is no copy.
+		call.Args = cloneArgs(args)
+		call.Metadata = maps.Clone(cfg.metadata)
 	}
 	if call.Args == nil {
 		call.Args = map[string]any{}
 	}
 	identity := backend.Identity()
+	// Every error leaves through fail, which removes from its message
+	// what the maskers hide in the arguments as they are at that stage
+	// (with a pre-call hook's injected credentials once it has run).
 	fail := func(err error, op string, code errors.Code) error {
-		return stageError(err, op, toolID, identity, code)
+		e := stageError(err, op, toolID, identity, code)
+		if !r.masks {
+			return e
+		}
+		return r.redactorFor(toolID, call.Args).coded(e)
 	}
 
 	for _, e := range r.extensions {
@@ -190,15 +201,16 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 	// had their say; it is sent only for calls that were started.
 	var shownArgs string
 	started := false
+	attempts := 0
 	if r.publishes {
 		defer func() {
 			if !started {
 				return
 			}
 			ev := Event{Kind: EventResult, ToolID: toolID, Backend: identity, Args: shownArgs, Metadata: call.Metadata,
-				Time: time.Now(), Duration: time.Since(start), Err: err}
+				Time: time.Now(), Duration: time.Since(start), Attempts: attempts, Err: err}
 			if result != nil {
-				ev.Attempts, ev.ToolError = result.Attempts, result.ToolError != nil
+				ev.ToolError = result.ToolError != nil
 			}
 			r.publish(ctx, ev)
 		}()
@@ -231,12 +243,17 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 		r.publish(ctx, Event{Kind: EventStart, ToolID: toolID, Backend: identity, Args: shownArgs, Metadata: call.Metadata, Time: time.Now()})
 	}
 
-	out, attempts, err := r.execute(ctx, call)
+	var out Output
+	out, attempts, err = r.execute(ctx, call)
 	if err != nil {
 		return nil, fail(err, OpExecute, errors.Unavailable)
 	}
 	result = normalize(call, out)
 	result.Attempts = attempts
+	if result.ToolError != nil && r.masks {
+		// A tool's failure message may echo its arguments, secrets included.
+		result.ToolError = r.redactorFor(toolID, call.Args).coded(result.ToolError)
+	}
 	if result.ToolError == nil && !cfg.skipValidation && call.Tool.OutputSchema != nil && result.Structured != nil {
 		if err := r.validator.ValidateOutput(&call.Tool, result.Structured); err != nil {
 			return nil, fail(err, OpValidateOutput, errors.Validation)
@@ -363,7 +380,7 @@ func stageError(err error, op, toolID, backend string, code errors.Code) *errors
 // result preferred, else JSON text parsed, else text; a tool failure
 // becomes the result's ToolError.
 func normalize(call *Call, out Output) *RunResult {
-	result := &RunResult{Tool: call.Tool, Backend: call.Backend, Content: out.Content, Raw: out.Raw, Structured: out.Structured}
+	result := &RunResult{Tool: call.Tool, Backend: call.Backend, Content: out.Content, Raw: out.Raw, Structured: jsonValue(out.Structured)}
 	if result.Structured == nil && out.Raw != nil && out.Raw.StructuredContent != nil {
 		result.Structured = jsonValue(out.Raw.StructuredContent)
 	}
@@ -387,30 +404,6 @@ func normalize(call *Call, out Output) *RunResult {
 		}
 	}
 	return result
-}
-
-// jsonValue returns v as a decoded JSON value; values already in that form
-// are returned as they are.
-func jsonValue(v any) any {
-	switch x := v.(type) {
-	case nil, map[string]any, []any, string, float64, bool:
-		return x
-	case json.RawMessage:
-		var decoded any
-		if json.Unmarshal(x, &decoded) == nil {
-			return decoded
-		}
-		return string(x)
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	var decoded any
-	if json.Unmarshal(raw, &decoded) != nil {
-		return v
-	}
-	return decoded
 }
 
 // contentText joins the text of MCP text contents.

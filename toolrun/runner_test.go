@@ -279,3 +279,24 @@ func TestAllowDeny(t *testing.T) {
 	require.ErrorIs(t, toolrun.AllowDeny{Allow: []string{"a["}}.Validate(), errors.ErrInvalidArgument)
 	require.NoError(t, toolrun.AllowDeny{Allow: []string{"a:*"}, Deny: []string{"*:x?"}}.Validate())
 }
+
+func TestTypedNilIndexCountsAsNone(t *testing.T) {
+	f := newFixture(t)
+	var typedNil *toolindex.MemoryIndex
+	fallback := toolrun.WithResolver(toolrun.ResolverFunc(func(ctx context.Context, id string) (toolmodel.Tool, []toolmodel.ToolBackend, error) {
+		return f.index.GetAll(ctx, id)
+	}))
+	for name, r := range map[string]*toolrun.Runner{
+		"in the context": toolrun.New(f.registry, fallback),
+		"on the runner":  toolrun.New(f.registry, toolrun.WithIndex(typedNil), fallback),
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := toolindex.WithIndex(context.Background(), typedNil)
+			res, err := r.Run(ctx, "demo:echo", map[string]any{"text": "x"})
+			require.NoError(t, err, "the nil index is skipped and the resolver answers")
+			assert.Equal(t, map[string]any{"text": "x"}, res.Structured)
+			_, err = r.Run(ctx, "demo:nope", nil)
+			require.ErrorIs(t, err, errors.ErrNotFound)
+		})
+	}
+}
