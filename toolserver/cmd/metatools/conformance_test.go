@@ -47,7 +47,7 @@ const baselinePath = "../../e2e/conformance-baseline.json"
 // line with one indented as a field of the entry:
 //
 //	const exposeUpstream = "    keepNames: true"
-const exposeUpstream = `server: {passthrough: ["conformance:*"]}`
+const exposeUpstream = "    keepNames: true"
 
 // upstreamConfig is the configuration of set-up "metatools+upstream": the
 // conformance upstream behind metatools, over stdio.
