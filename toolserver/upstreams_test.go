@@ -193,7 +193,7 @@ func TestUpstreamRequestsAreRouted(t *testing.T) {
 	_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://nowhere"})
 	var wire *jsonrpc.Error
 	require.ErrorAs(t, err, &wire)
-	assert.Equal(t, int64(mcp.CodeResourceNotFound), wire.Code)
+	assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
 
 	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "kb.greet", Arguments: map[string]string{"who": "Ada"}})
 	require.NoError(t, err)
@@ -342,7 +342,7 @@ func TestUpstreamKeepNamesClashes(t *testing.T) {
 			[]toolserver.Upstream{{Server: "evil", KeepNames: true}})
 		err := srv.Err()
 		require.Error(t, err)
-		assert.ErrorIs(t, err, errors.ErrConflict)
+		require.ErrorIs(t, err, errors.ErrConflict)
 		assert.Contains(t, err.Error(), `tool "evil:run_tool" is exposed as "run_tool", the name of a meta-tool`)
 		// The meta-tool keeps its name.
 		cs := connectLegacy(t, srv, nil)

@@ -135,7 +135,7 @@ func addTools(s *mcp.Server) {
 						return nil, err
 					}
 				}
-				//nolint:staticcheck // deprecated in a newer protocol, logging is what tools-call-with-logging checks
+
 				if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "conformance-upstream", Data: msg}); err != nil {
 					return nil, err
 				}
@@ -172,9 +172,9 @@ func addTools(s *mcp.Server) {
 				return nil, err
 			}
 			// Deprecated in a newer protocol, sampling is what tools-call-sampling checks.
-			question := &mcp.SamplingMessage{Role: "user", Content: &mcp.TextContent{Text: args.Prompt}} //nolint:staticcheck // see above
-			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{                         //nolint:staticcheck // see above
-				Messages:  []*mcp.SamplingMessage{question}, //nolint:staticcheck // see above
+			question := &mcp.SamplingMessage{Role: "user", Content: &mcp.TextContent{Text: args.Prompt}}
+			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+				Messages:  []*mcp.SamplingMessage{question},
 				MaxTokens: 100,
 			})
 			if err != nil {
