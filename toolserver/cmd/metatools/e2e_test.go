@@ -166,7 +166,14 @@ func TestServerEverythingUpstream(t *testing.T) {
 func everythingTools(t *testing.T) []string {
 	t.Helper()
 	server := filepath.Join(nodeModules(t), "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-direct", Version: "1"}, nil)
+	// The catalogue lists upstreams as a client declaring roots and able to
+	// answer sampling and elicitation (which it forwards), so the tools
+	// offered only to such clients are in it too.
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-direct", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{
+		RootsV2:     &mcp.RootCapabilities{ListChanged: true},
+		Sampling:    &mcp.SamplingCapabilities{},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+	}})
 	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command("node", server, "stdio"), TerminateDuration: time.Second}, nil)
 	require.NoError(t, err)
 	defer cs.Close()
@@ -175,7 +182,7 @@ func everythingTools(t *testing.T) []string {
 		require.NoError(t, err)
 		ids = append(ids, "everything:"+tool.Name)
 	}
-	require.Len(t, ids, 14)
+	require.Len(t, ids, 17)
 	return ids
 }
 
