@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,21 +58,18 @@ func teeConfig(t *testing.T) (config, wire string) {
 // protocol version where servers send their own requests to clients.
 func connectForwarding(t *testing.T, f *forwardingClient, transport, config string) *mcp.ClientSession {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-forwarding", Version: "1"}, f.opts)
-	opts := &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
 	var cs *mcp.ClientSession
-	var err error
 	switch transport {
 	case "stdio":
-		cmd := exec.Command(binary, "serve", "--config", config)
-		cmd.Stderr = &testWriter{t: t}
-		cs, err = client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, opts)
+		cs = connectLegacy(t, f.opts, "--config", config)
 	case "http":
 		endpoint := serveHTTP(t, nil, "--config", config)
-		cs, err = client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint}, opts)
+		client := mcp.NewClient(&mcp.Implementation{Name: "e2e-forwarding", Version: "1"}, f.opts)
+		var err error
+		cs, err = client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint}, &mcp.ClientSessionOptions{ProtocolVersion: legacyProtocol})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = cs.Close() })
 	}
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = cs.Close() })
 	require.NoError(t, cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "debug"}))
 	return cs
 }
