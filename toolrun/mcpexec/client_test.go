@@ -14,9 +14,11 @@ import (
 )
 
 // upstream is a server whose tools ask their client for things during a
-// call, served over streamable HTTP at a protocol version where servers
-// send their own requests.
+// call by requests of their own, as servers do before protocol
+// 2026-07-28. It is served over streamable HTTP (url) and in memory
+// (inMemory).
 type upstream struct {
+	srv *mcp.Server
 	url string
 	// canceled receives the error of a "wait" call's context once the
 	// call ends.
@@ -30,6 +32,7 @@ type upstream struct {
 func newUpstream(t *testing.T) *upstream {
 	u := &upstream{canceled: make(chan error, 1), started: make(chan struct{}), sessions: make(chan *mcp.ServerSession, 4)}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "1"}, nil)
+	u.srv = srv
 	object := map[string]any{"type": "object"}
 	srv.AddTool(&mcp.Tool{Name: "ask", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "ask", Data: "asking"}); err != nil {
@@ -50,9 +53,10 @@ func newUpstream(t *testing.T) *upstream {
 	})
 	srv.AddTool(&mcp.Tool{Name: "capabilities", InputSchema: object}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		u.sessions <- req.Session
-		caps := req.Session.InitializeParams().Capabilities
-		return &mcp.CallToolResult{StructuredContent: map[string]bool{"sampling": caps.Sampling != nil, "elicitation": caps.Elicitation != nil},
-			Content: []mcp.Content{}}, nil
+		params := req.Session.InitializeParams()
+		caps := params.Capabilities
+		return &mcp.CallToolResult{StructuredContent: map[string]any{"sampling": caps.Sampling != nil, "elicitation": caps.Elicitation != nil,
+			"protocolVersion": params.ProtocolVersion}, Content: []mcp.Content{}}, nil
 	})
 	srv.AddTool(&mcp.Tool{Name: "wait", InputSchema: object}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		close(u.started)
@@ -64,6 +68,21 @@ func newUpstream(t *testing.T) *upstream {
 	t.Cleanup(h.Close)
 	u.url = h.URL
 	return u
+}
+
+// inMemory is the configuration of the upstream served in memory, where
+// the SDK's latest protocol is negotiated unless the client asks for an
+// earlier one.
+func (u *upstream) inMemory(t *testing.T) mcpexec.ServerConfig {
+	return mcpexec.ServerConfig{Transport: func(ctx context.Context) (mcp.Transport, error) {
+		client, server := mcp.NewInMemoryTransports()
+		ss, err := u.srv.Connect(ctx, server, nil)
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { _ = ss.Close() })
+		return client, nil
+	}}
 }
 
 // gateway is a server with one tool per upstream tool, each run through
@@ -148,13 +167,47 @@ func TestSessionsDeclareTheirClientsCapabilities(t *testing.T) {
 	gw := gateway(m)
 
 	capable := connectDownstream(t, gw, true)
-	assert.Equal(t, map[string]any{"sampling": true, "elicitation": true}, capable.call(t, "capabilities").StructuredContent)
+	assert.Equal(t, map[string]any{"sampling": true, "elicitation": true, "protocolVersion": "2025-11-25"}, capable.call(t, "capabilities").StructuredContent)
 	incapable := connectDownstream(t, gw, false)
-	assert.Equal(t, map[string]any{"sampling": false, "elicitation": false}, incapable.call(t, "capabilities").StructuredContent)
+	assert.Equal(t, map[string]any{"sampling": false, "elicitation": false, "protocolVersion": "2025-11-25"}, incapable.call(t, "capabilities").StructuredContent)
 	// A call on behalf of no client uses the shared session too.
 	out, err := m.Execute(t.Context(), mcpCall("up", "capabilities", nil))
 	require.NoError(t, err)
-	assert.Equal(t, map[string]any{"sampling": false, "elicitation": false}, out.Structured)
+	assert.Equal(t, map[string]any{"sampling": false, "elicitation": false, "protocolVersion": "2025-11-25"}, out.Structured)
+}
+
+// A server that sends requests of its own does so only on a protocol
+// before 2026-07-28: a client's own session asks for the client's
+// protocol, which the server would otherwise not be held to.
+func TestAClientsSessionSpeaksItsProtocol(t *testing.T) {
+	up := newUpstream(t)
+	m := newManager(t, mcpexec.WithServer("up", up.inMemory(t)))
+	gw := gateway(m)
+	d := connectDownstream(t, gw, true)
+
+	assert.Equal(t, "2025-11-25", d.call(t, "capabilities").StructuredContent.(map[string]any)["protocolVersion"])
+	res := d.call(t, "ask")
+	require.False(t, res.IsError, "%v", res.Content)
+	assert.Equal(t, "hi Ada", res.Content[0].(*mcp.TextContent).Text)
+	// The shared session speaks the SDK's latest protocol.
+	out, err := m.Execute(t.Context(), mcpCall("up", "capabilities", nil))
+	require.NoError(t, err)
+	assert.Equal(t, "2026-07-28", out.Structured.(map[string]any)["protocolVersion"])
+}
+
+// On protocol 2026-07-28 a server sends the log messages of a request at
+// the level the request names, not the session's: the shared session
+// names one with each call.
+func TestLogsOfTheLatestProtocolReachTheClient(t *testing.T) {
+	up := newUpstream(t)
+	m := newManager(t, mcpexec.WithServer("up", up.inMemory(t)))
+	d := connectDownstream(t, gateway(m), false)
+
+	res := d.call(t, "ask") // fails at its sampling request: no client can answer
+	assert.True(t, res.IsError)
+	log := <-d.logs
+	assert.Equal(t, "asking", log.Data)
+	assert.Equal(t, "up/ask", log.Logger)
 }
 
 func TestARequestNoClientCanAnswerFails(t *testing.T) {

@@ -67,9 +67,13 @@
 // cancellation of its call reaches the server as notifications/cancelled,
 // and progress flows back through the call's progress callback. The cost:
 // for a command server, each client with a session of its own runs one
-// more process. Clients on protocol 2026-07-28 or later cannot be sent
-// requests outside a call's result (multi-round-trip requests), so
-// requests forwarded to them fail with the SDK's error.
+// more process. A client's own session asks the server for the protocol
+// version the client asked for, so that the server asks for input the way
+// the client can be asked: by requests of its own before 2026-07-28, in
+// the call's result from then on (multi-round-trip requests, which the
+// SDK fulfils through the same forwarding). Clients on protocol
+// 2026-07-28 or later cannot be sent requests outside a call's result,
+// so requests forwarded to them fail with the SDK's error.
 //
 // # Calls
 //

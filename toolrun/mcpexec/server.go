@@ -207,12 +207,28 @@ func (c *conn) open(ctx context.Context) (*mcp.ClientSession, error) {
 			return nil, errors.New("transport: the configured function returned no transport")
 		}
 	}
-	sess, err := c.client.Connect(ctx, t, nil)
+	sess, err := c.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: c.protocolVersion()})
 	if err != nil {
 		return nil, err
 	}
 	followLogs(ctx, sess)
 	return sess, nil
+}
+
+// protocolVersion is the protocol version the connection asks the server
+// for. A connection that serves one client asks for the version that
+// client asked the gateway for, so that the server asks for input the
+// way the client can be asked: by requests of its own before protocol
+// 2026-07-28, in the call's result from then on. The shared connection
+// asks for the SDK's latest.
+func (c *conn) protocolVersion() string {
+	if c.caller == nil {
+		return ""
+	}
+	if p := c.caller.InitializeParams(); p != nil {
+		return p.ProtocolVersion
+	}
+	return ""
 }
 
 // connectError classifies the failure of a connection attempt.
