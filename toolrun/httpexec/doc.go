@@ -41,6 +41,13 @@
 // they expire; a 401 from the API drops the token, so the next call fetches
 // a new one.
 //
+// Redirects are followed without sending a Referer, whose URL may hold an
+// API key in its query. A redirect to another origin (scheme, host and
+// port) than the call's first request loses every credential of the
+// backend: the auth headers, API key header or query parameter, the static
+// headers, cookies, and any header or parameter holding one of the call's
+// secrets. A redirect within the origin keeps them.
+//
 // # How to plug in your own
 //
 // To take secrets from a vault or a keychain, implement [SecretSource]

@@ -73,6 +73,10 @@ const DefaultMaxRetryAfter = time.Minute
 // Output with IsError set: an API that answers 422 with a message meant
 // for its caller, or 200 with {"ok": false}.
 //
+// Redirects are followed without a Referer; one to another origin than
+// the request's drops the backend's credentials, its static headers and
+// cookies (see the package documentation).
+//
 // A body larger than the limit ([WithMaxResponseBytes]) fails with
 // [errors.ResourceExhausted]. The backend's Timeout bounds each request
 // on top of ctx: when it expires the error has code timeout and is
@@ -202,7 +206,7 @@ func (e *Executor) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Out
 		return toolrun.Output{}, contextual(parent, ctx, err, b)
 	}
 	where := req.Method + " " + redactURL(req.URL.String())
-	resp, err := e.client.Do(req)
+	resp, err := e.clientFor(b, secrets).Do(req)
 	if err != nil {
 		return toolrun.Output{}, contextual(parent, ctx, transportError(where, err), b)
 	}
