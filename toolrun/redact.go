@@ -3,6 +3,7 @@ package toolrun
 import (
 	"encoding/json"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +31,19 @@ type SecretLister interface {
 // for in error messages and log lines: shorter strings would hide ordinary
 // words and numbers. Such values are still masked in the arguments.
 const MinSecretLen = 4
+
+// RedactURL returns rawURL fit for an error message or a log line:
+// without its user info, query and fragment, which may hold credentials
+// (a password, an API key in the query). A URL that does not parse gives
+// "(invalid URL)", since where its secrets lie cannot be known.
+func RedactURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "(invalid URL)"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
+}
 
 // redactor replaces the secrets of one call by [Masked] in text and in
 // errors. A nil *redactor changes nothing.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -216,4 +217,36 @@ func TestSecretMaskerSecrets(t *testing.T) {
 	})
 	assert.ElementsMatch(t, []string{"Bearer abc.def", "abc.def", "zyx-123", "hunter2"}, got)
 	assert.ElementsMatch(t, []string{"1234"}, toolrun.SecretMasker{Keys: []string{"pin"}}.Secrets("t", map[string]any{"pin": 1234.0}))
+}
+
+func TestRedactURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"https://api.example.com/v1/spec.yaml", "https://api.example.com/v1/spec.yaml"},
+		{"https://api.example.com/spec.yaml?api_key=" + injectedKey, "https://api.example.com/spec.yaml"},
+		{"https://ann:" + injectedKey + "@api.example.com/x#frag", "https://api.example.com/x"},
+		{"https://api.example.com/x?", "https://api.example.com/x"},
+		{"http://[::1/x?api_key=" + injectedKey, "(invalid URL)"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, toolrun.RedactURL(tt.in), tt.in)
+	}
+}
+
+// FuzzRedactURL checks that a redacted URL never shows the user info, the
+// query or the fragment of the URL it came from.
+func FuzzRedactURL(f *testing.F) {
+	f.Add("https://ann:pw@api.example.com/spec.yaml?api_key=k#f")
+	f.Add("http://[::1/x?k=v")
+	f.Add("/relative?x=1")
+	f.Fuzz(func(t *testing.T, raw string) {
+		got := toolrun.RedactURL(raw)
+		if got == "(invalid URL)" {
+			return
+		}
+		u, err := url.Parse(got)
+		require.NoError(t, err, "a redacted URL parses")
+		assert.Nil(t, u.User)
+		assert.Empty(t, u.RawQuery)
+		assert.Empty(t, u.Fragment)
+	})
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
 )
 
 // secret looks up a secret for auth, remembering its value in used so
@@ -211,7 +212,7 @@ func tokenError(ctx context.Context, tokenURL string, err error, secrets []strin
 	if ctx.Err() != nil {
 		return err
 	}
-	where := "fetch OAuth2 token from " + redactURL(tokenURL)
+	where := "fetch OAuth2 token from " + toolrun.RedactURL(tokenURL)
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) && re.Response != nil {
 		msg := re.ErrorCode

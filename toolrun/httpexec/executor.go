@@ -205,7 +205,7 @@ func (e *Executor) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Out
 	if err != nil {
 		return toolrun.Output{}, contextual(parent, ctx, err, b)
 	}
-	where := req.Method + " " + redactURL(req.URL.String())
+	where := req.Method + " " + toolrun.RedactURL(req.URL.String())
 	resp, err := e.clientFor(b, secrets).Do(req)
 	if err != nil {
 		return toolrun.Output{}, contextual(parent, ctx, transportError(where, err), b)
@@ -233,7 +233,7 @@ func (e *Executor) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Out
 		}
 		return toolrun.Output{}, e.statusError(where, r, secrets)
 	}
-	return successOutput(r, redactURL(req.URL.String())), nil
+	return successOutput(r, toolrun.RedactURL(req.URL.String())), nil
 }
 
 // readBody reads resp's body up to the executor's limit. It reports

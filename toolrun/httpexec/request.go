@@ -16,6 +16,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
 )
 
 // newRequest builds the request of a call to b with args. It does not
@@ -91,7 +92,7 @@ func (e *Executor) newRequest(ctx context.Context, b *toolmodel.HTTPBackend, arg
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), reader)
 	if err != nil {
-		return nil, opErrorf(errors.InvalidArgument, "%s %s: %w", method, redactURL(u.String()), err)
+		return nil, opErrorf(errors.InvalidArgument, "%s %s: %w", method, toolrun.RedactURL(u.String()), err)
 	}
 	req.Header = header
 	if err := e.authorize(ctx, b.Auth, req, q, used); err != nil {

@@ -234,17 +234,6 @@ func scrub(s string, secrets []string) string {
 	return s
 }
 
-// redactURL returns rawURL without its query, user info and fragment,
-// which may hold secrets (an API key in the query).
-func redactURL(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "(invalid URL)"
-	}
-	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
-	return u.String()
-}
-
 // transportError classifies a failure to exchange a request, where
 // describes the request (with its URL redacted). The URL inside
 // *url.Error is dropped, as it may carry secrets.
