@@ -16,6 +16,7 @@ import (
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
 )
 
 // opImport is the Op of the errors of this package.
@@ -166,7 +167,7 @@ func ImportURL(ctx context.Context, namespace, rawURL string, opts ...Option) ([
 	cfg := newConfig(opts)
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, importErrorf(errors.InvalidArgument, "document URL %q is not an absolute http(s) URL", rawURL)
+		return nil, importErrorf(errors.InvalidArgument, "document URL %s is not an absolute http(s) URL", toolrun.RedactURL(rawURL))
 	}
 	cfg.docURL = u
 	data, err := fetch(ctx, cfg, u)
@@ -188,7 +189,13 @@ func fetch(ctx context.Context, cfg *config, u *url.URL) ([]byte, error) {
 		if ctx.Err() != nil {
 			return nil, importErrorf(errors.CodeOf(ctx.Err()), "fetch OpenAPI document: %w", ctx.Err())
 		}
-		return nil, importErrorf(errors.Unavailable, "fetch OpenAPI document: %w", err)
+		// The error's URL may hold credentials (an API key in the query):
+		// the message names the document by its redacted URL instead.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, importErrorf(errors.Unavailable, "fetch OpenAPI document %s: %w", toolrun.RedactURL(u.String()), err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, cfg.maxBytes+1))
