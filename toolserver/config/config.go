@@ -7,6 +7,8 @@
 // field. Strings may refer to environment variables as ${NAME} (or
 // ${env:NAME}), so that secrets stay out of the file; "$$" is a literal
 // "$".
+// Errors quote such strings as the file writes them ("${NAME}"), never
+// with the values read from the environment, which are often secrets.
 //
 //	cfg, err := config.Load("metatools.yaml")
 //	if err != nil { ... } // every problem, with its place in the file
@@ -53,11 +55,15 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -272,7 +278,8 @@ func Parse(data []byte) (*Config, error) {
 		return nil, errors.Errorf(errors.InvalidArgument, "config: %w", err)
 	}
 	var problems []string
-	expandEnv(&root, &problems)
+	var exp expansions
+	expandEnv(&root, &problems, &exp)
 	if len(problems) > 0 {
 		return nil, errors.Errorf(errors.InvalidArgument, "config: %s", strings.Join(problems, "; "))
 	}
@@ -280,31 +287,78 @@ func Parse(data []byte) (*Config, error) {
 	if len(root.Content) > 0 {
 		expanded, err := yaml.Marshal(&root)
 		if err != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "config: %w", err)
+			return nil, exp.hide(errors.Errorf(errors.InvalidArgument, "config: %w", err))
 		}
 		dec := yaml.NewDecoder(bytes.NewReader(expanded))
 		dec.KnownFields(true)
 		if err := dec.Decode(&cfg); err != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "config: %w", err)
+			return nil, exp.hide(errors.Errorf(errors.InvalidArgument, "config: %w", err))
 		}
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, exp.hide(err)
 	}
 	return &cfg, nil
 }
 
 // expandEnv expands the environment variables of every scalar of the
-// tree (see [expandString]). Unset variables are reported with their line.
-func expandEnv(n *yaml.Node, problems *[]string) {
+// tree (see [expandString]), recording what changed in exp. Unset
+// variables are reported with their line.
+func expandEnv(n *yaml.Node, problems *[]string, exp *expansions) {
 	if n.Kind == yaml.ScalarNode {
-		n.Value = expandString(n.Value, func(msg string) {
+		n.Value = exp.expand(n.Value, func(msg string) {
 			*problems = append(*problems, fmt.Sprintf("line %d: %s", n.Line, msg))
 		})
 	}
 	for _, c := range n.Content {
-		expandEnv(c, problems)
+		expandEnv(c, problems, exp)
 	}
+}
+
+// expansions remembers the strings of a file that environment variables
+// changed, so that errors show them as the file writes them: a value
+// taken from the environment is often a secret.
+type expansions struct {
+	// written maps an expanded value to its form in the file.
+	written map[string]string
+}
+
+// expand returns s expanded as [expandString] does, and records it when
+// the expansion changed it.
+func (x *expansions) expand(s string, report func(msg string)) string {
+	v := expandString(s, report)
+	if v != s {
+		if x.written == nil {
+			x.written = map[string]string{}
+		}
+		x.written[v] = s
+	}
+	return v
+}
+
+// hide returns err, of code [errors.InvalidArgument], with every expanded
+// value that its message quotes (as Go and YAML quote values: "v", `v`,
+// and YAML's `first-7-bytes...` of a longer value) replaced by its form in
+// the file. The returned error does not wrap err, whose chain would still
+// hold the values.
+func (x *expansions) hide(err error) error {
+	if err == nil || len(x.written) == 0 {
+		return err
+	}
+	values := slices.Collect(maps.Keys(x.written))
+	// Longest first: a value is replaced before another that is part of it.
+	slices.SortFunc(values, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	pairs := make([]string, 0, 6*len(values))
+	for _, v := range values {
+		raw := x.written[v]
+		pairs = append(pairs, strconv.Quote(v), strconv.Quote(raw), "`"+v+"`", "`"+raw+"`")
+		if len(v) > 10 {
+			// go-yaml quotes a longer value by its first 7 bytes.
+			pairs = append(pairs, "`"+v[:7]+"...`", "`"+raw+"`")
+		}
+	}
+	msg := strings.NewReplacer(pairs...).Replace(err.Error())
+	return errors.E(errors.InvalidArgument, errors.New(msg))
 }
 
 // expandString replaces ${NAME} (or $NAME) in s by the variable's value,

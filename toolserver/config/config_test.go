@@ -111,3 +111,31 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestErrorsHideExpandedValues(t *testing.T) {
+	const secret = "hunter2-very-secret"
+	t.Setenv("CFG_SECRET", secret)
+	t.Setenv("CFG_SHORT", "s3c")
+	tests := []struct {
+		name, doc, want string
+	}{
+		{"url", "mcpServers: [{name: a, url: 'ftp://${CFG_SECRET}'}]", `mcpServers[0].url "ftp://${CFG_SECRET}" is not an http(s) URL`},
+		{"base url", "openapi: [{name: o, spec: s.yaml, baseUrl: '${CFG_SECRET}'}]", `openapi[0].baseUrl "${CFG_SECRET}"`},
+		{"engine", "search: {engine: '${env:CFG_SECRET}'}", `search.engine "${env:CFG_SECRET}" must be`},
+		{"duration", "limits: {timeout: 'x${CFG_SECRET}'}", `"x${CFG_SECRET}" is not a duration`},
+		{"integer", "search: {limit: '${CFG_SECRET}'}", "`${CFG_SECRET}`"},
+		{"short integer", "limits: {retries: '${CFG_SHORT}'}", "`${CFG_SHORT}`"},
+		{"host file", `{"mcpServers": {"a": {"url": "ftp://${CFG_SECRET}"}}}`, `url "ftp://${CFG_SECRET}" is not an http(s) URL`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := config.Parse([]byte(tt.doc))
+			require.Error(t, err)
+			assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
+			assert.NotContains(t, err.Error(), secret)
+			assert.NotContains(t, err.Error(), "s3c")
+			assert.NotContains(t, err.Error(), secret[:7])
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}

@@ -65,22 +65,23 @@ func ParseHostConfig(data []byte) (*Config, error) {
 		return nil, err
 	}
 	var problems []string
+	var exp expansions
 	cfg := &Config{}
 	for _, h := range servers {
 		if h.disabled {
 			continue
 		}
-		s := expandServer(h.server, h.where, &problems)
+		s := expandServer(h.server, h.where, &problems, &exp)
 		if s.URL != "" && !isHTTPURL(s.URL) {
 			problems = append(problems, fmt.Sprintf("%s: url %q is not an http(s) URL", h.where, s.URL))
 		}
 		cfg.MCPServers = append(cfg.MCPServers, s)
 	}
 	if len(problems) > 0 {
-		return nil, errors.Errorf(errors.InvalidArgument, "config: %s", strings.Join(problems, "; "))
+		return nil, exp.hide(errors.Errorf(errors.InvalidArgument, "config: %s", strings.Join(problems, "; ")))
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, exp.hide(err)
 	}
 	return cfg, nil
 }
@@ -374,10 +375,10 @@ func kindOf(v any) string {
 }
 
 // expandServer returns s with the environment variables of its strings
-// expanded, as in a YAML file.
-func expandServer(s MCPServer, where string, problems *[]string) MCPServer {
+// expanded, as in a YAML file, recording what changed in x.
+func expandServer(s MCPServer, where string, problems *[]string, x *expansions) MCPServer {
 	exp := func(field, v string) string {
-		return expandString(v, func(msg string) { *problems = append(*problems, fmt.Sprintf("%s: %s: %s", where, field, msg)) })
+		return x.expand(v, func(msg string) { *problems = append(*problems, fmt.Sprintf("%s: %s: %s", where, field, msg)) })
 	}
 	expMap := func(field string, m map[string]string) map[string]string {
 		if m == nil {
