@@ -153,7 +153,7 @@ func (s *Server) addMetaTools() {
 		nil, s.run)
 	addMetaTool[chainInput, chainOutput](s, &mcp.Tool{Name: ToolRunChain, Title: "Run tools in sequence",
 		Description: "Run several tools one after the other; a step with usePrevious receives the previous step's result " +
-			"as an argument. Stops at the first failure unless continueOnError is set."},
+			fmt.Sprintf("as an argument. Stops at the first failure unless continueOnError is set. At most %d steps.", s.maxChainSteps)},
 		nil, s.runChain)
 }
 
@@ -190,8 +190,36 @@ func addMetaTool[In, Out any](s *Server, tool *mcp.Tool, adjust func(in, out *js
 		if err := json.Unmarshal(args, &input); err != nil {
 			return nil, invalidParams(tool.Name, err)
 		}
-		return handle(ctx, req, input)
+		res, err := handle(ctx, req, input)
+		if err != nil || res == nil {
+			return res, err
+		}
+		return s.boundAnswer(tool.Name, res), nil
 	})
+}
+
+// boundAnswer returns res, or a tool error in its place when res is
+// larger than the answer limit: the size is that of its structured
+// content as JSON plus its text contents, what the client has to read.
+func (s *Server) boundAnswer(tool string, res *mcp.CallToolResult) *mcp.CallToolResult {
+	size := 0
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			size += len(tc.Text)
+		}
+	}
+	if size <= s.maxAnswerBytes && res.StructuredContent != nil {
+		raw, err := json.Marshal(res.StructuredContent)
+		if err == nil {
+			size += len(raw)
+		}
+	}
+	if size <= s.maxAnswerBytes {
+		return res
+	}
+	return toolError(errors.Errorf(errors.ResourceExhausted,
+		"the answer of %s is %d bytes or more, the limit is %d bytes (option WithMaxAnswerBytes, setting limits.answerBytes): ask for less, such as fewer steps or a narrower query",
+		tool, size, s.maxAnswerBytes))
 }
 
 func invalidParams(tool string, err error) error {
@@ -378,6 +406,10 @@ func nonText(content []mcp.Content) []mcp.Content {
 }
 
 func (s *Server) runChain(ctx context.Context, req *mcp.CallToolRequest, in chainInput) (*mcp.CallToolResult, error) {
+	if len(in.Steps) > s.maxChainSteps {
+		return nil, invalidParams(ToolRunChain, fmt.Errorf("run_chain has %d steps, the limit is %d (option WithMaxChainSteps, setting limits.chainSteps)",
+			len(in.Steps), s.maxChainSteps))
+	}
 	steps := make([]toolrun.ChainStep, len(in.Steps))
 	for i, st := range in.Steps {
 		steps[i] = toolrun.ChainStep{ToolID: st.ID, Args: st.Args, UsePrevious: st.UsePrevious, PreviousKey: st.PreviousKey}

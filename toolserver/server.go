@@ -41,6 +41,10 @@ type Server struct {
 	passthrough  []string
 	searchLimit  int
 	callTimeout  time.Duration
+	// maxChainSteps and maxAnswerBytes bound run_chain and the answer of
+	// every meta-tool.
+	maxChainSteps  int
+	maxAnswerBytes int
 
 	validator *toolmodel.Validator
 	mcp       *mcp.Server
@@ -105,6 +109,39 @@ func WithCallTimeout(d time.Duration) Option {
 	return func(s *Server) { s.callTimeout = d }
 }
 
+// Defaults of the limits of the meta-tools.
+const (
+	// DefaultMaxChainSteps is the default most steps of one run_chain call.
+	DefaultMaxChainSteps = 32
+	// DefaultMaxAnswerBytes is the default most bytes of one meta-tool
+	// answer (its structured content and its text together).
+	DefaultMaxAnswerBytes = 8 << 20
+)
+
+// WithMaxChainSteps sets the most steps of one run_chain call; a longer
+// chain is refused with an invalid-params error before any step runs.
+// The default is [DefaultMaxChainSteps]; n < 1 keeps the default.
+func WithMaxChainSteps(n int) Option {
+	return func(s *Server) {
+		if n > 0 {
+			s.maxChainSteps = n
+		}
+	}
+}
+
+// WithMaxAnswerBytes sets the most bytes of one meta-tool answer: its
+// structured content as JSON and its text contents together. A larger
+// answer is replaced by a tool error of code [errors.ResourceExhausted]
+// that names the limit. The default is [DefaultMaxAnswerBytes]; n < 1
+// keeps the default.
+func WithMaxAnswerBytes(n int) Option {
+	return func(s *Server) {
+		if n > 0 {
+			s.maxAnswerBytes = n
+		}
+	}
+}
+
 // DefaultInstructions tell a model how to use the meta-tools.
 const DefaultInstructions = `This server gives access to a large catalogue of tools through a few meta-tools.
 1. search_tools: find tools for a task with a short natural-language query.
@@ -116,18 +153,20 @@ run_chain runs several tools in sequence, passing each result to the next; list_
 // in docs, executed by runner. The runner should resolve tools in idx.
 func New(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, opts ...Option) *Server {
 	s := &Server{
-		index:        idx,
-		docs:         docs,
-		runner:       runner,
-		logger:       slog.Default(),
-		impl:         &mcp.Implementation{Name: "metatools", Version: "dev"},
-		instructions: DefaultInstructions,
-		searchLimit:  5,
-		validator:    toolmodel.NewValidator(),
-		exposed:      map[string]string{},
-		keepNames:    map[string]bool{},
-		metaTools:    map[string]bool{},
-		building:     true,
+		index:          idx,
+		docs:           docs,
+		runner:         runner,
+		logger:         slog.Default(),
+		impl:           &mcp.Implementation{Name: "metatools", Version: "dev"},
+		instructions:   DefaultInstructions,
+		searchLimit:    5,
+		maxChainSteps:  DefaultMaxChainSteps,
+		maxAnswerBytes: DefaultMaxAnswerBytes,
+		validator:      toolmodel.NewValidator(),
+		exposed:        map[string]string{},
+		keepNames:      map[string]bool{},
+		metaTools:      map[string]bool{},
+		building:       true,
 	}
 	for _, opt := range opts {
 		opt(s)

@@ -90,7 +90,10 @@
 //
 // # Tools and indexes
 //
-// [Manager.ListTools] lists a server's tools, following pagination.
+// [Manager.ListTools] lists a server's tools, following pagination. A
+// tool that cannot be a metatools tool (its name holds a space, say) is
+// skipped, logged and reported by [Manager.SkippedTools]; the server's
+// other tools are kept.
 // [Manager.RegisterTools] copies them into an index once; a [Source] lets
 // the index list them on each Refresh, adding, updating and removing
 // tools; and [Manager.AutoRefresh] refreshes the index when a server whose

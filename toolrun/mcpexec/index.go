@@ -7,7 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/metatools-go/metatools/errors"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 )
@@ -27,7 +28,63 @@ func (m *Manager) RegisterTools(ctx context.Context, idx toolindex.Index, server
 	if err != nil {
 		return err
 	}
-	return idx.RegisterMCPTools(ctx, namespace, Backend(server), tools, opts...)
+	return idx.RegisterMany(ctx, m.Registrations(server, namespace, tools), opts...)
+}
+
+// SkippedTool is a tool a server lists that cannot become a metatools
+// tool, such as one whose name has characters a tool ID cannot hold.
+type SkippedTool struct {
+	// Name is the tool's name, as the server gives it.
+	Name string
+	// Err says why it was skipped.
+	Err error
+}
+
+// Registrations turns the tools a server lists into registrations in
+// namespace, each with the backend [Backend](server). A tool that is not
+// a valid metatools tool (an invalid name, an input schema that is not
+// an object) is skipped, not fatal: it is logged as a warning naming the
+// server, the tool and the reason, and [Manager.SkippedTools] reports it
+// until the server's tools are converted again. The other tools are kept.
+func (m *Manager) Registrations(server, namespace string, tools []*mcp.Tool) []toolindex.Registration {
+	backend := Backend(server)
+	regs := make([]toolindex.Registration, 0, len(tools))
+	var skipped []SkippedTool
+	for _, t := range tools {
+		if t == nil {
+			continue
+		}
+		tool, err := toolmodel.FromMCP(t, namespace)
+		if err == nil {
+			err = tool.Validate()
+		}
+		if err != nil {
+			skipped = append(skipped, SkippedTool{Name: t.Name, Err: err})
+			m.opts.logger.Warn("MCP tool skipped: it is not a valid tool", "server", server, "tool", t.Name, "error", err)
+			continue
+		}
+		regs = append(regs, toolindex.Registration{Tool: tool, Backend: backend})
+	}
+	if srv, err := m.server(server); err == nil {
+		srv.mu.Lock()
+		srv.skipped = skipped
+		srv.mu.Unlock()
+	}
+	return regs
+}
+
+// SkippedTools returns the tools of a server that the last conversion of
+// its tools ([Manager.Registrations], a [Source] listing, or
+// [Manager.RegisterTools]) skipped, in the server's order; none for an
+// unknown server. It is safe for concurrent use.
+func (m *Manager) SkippedTools(server string) []SkippedTool {
+	srv, err := m.server(server)
+	if err != nil {
+		return nil
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	return slices.Clone(srv.skipped)
 }
 
 // Source is a [toolindex.Source] listing the tools of one server of a
@@ -55,25 +112,14 @@ func (s *Source) Identity() string { return identity(s.server) }
 
 // ListTools implements [toolindex.Source]: the server's tools, each with
 // the backend [Backend](server). A tool that is not a valid metatools
-// tool fails the listing with [errors.InvalidArgument], naming it.
+// tool is skipped and reported, the others are kept
+// ([Manager.Registrations]).
 func (s *Source) ListTools(ctx context.Context) ([]toolindex.Registration, error) {
-	const op = "mcpexec.Source.ListTools"
 	tools, err := s.m.ListTools(ctx, s.server)
 	if err != nil {
 		return nil, err
 	}
-	backend := Backend(s.server)
-	regs := make([]toolindex.Registration, len(tools))
-	for i, t := range tools {
-		tool, err := toolmodel.FromMCP(t, s.namespace)
-		if err == nil {
-			err = tool.Validate()
-		}
-		if err != nil {
-			return nil, opError(op, errors.Errorf(errors.InvalidArgument, "server %q: tool %q: %w", s.server, t.Name, err))
-		}
-		regs[i] = toolindex.Registration{Tool: tool, Backend: backend}
-	}
+	regs := s.m.Registrations(s.server, s.namespace, tools)
 	if srv, err := s.m.server(s.server); err == nil {
 		srv.mu.Lock()
 		srv.synced = true

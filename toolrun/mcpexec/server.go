@@ -44,6 +44,9 @@ type server struct {
 	// synced reports that a Source listed the server's tools, so that an
 	// index refreshes when they change.
 	synced bool
+	// skipped are the tools of the last listing that could not become
+	// metatools tools.
+	skipped []SkippedTool
 }
 
 // conn is one connection to a server: an MCP client declaring some

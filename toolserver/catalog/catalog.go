@@ -85,6 +85,11 @@ type Upstream struct {
 	Duration time.Duration `json:"duration"`
 	// Err is why it failed; its tools are then absent.
 	Err error `json:"-"`
+	// Skipped lists the tools it offers that were left out, each as its
+	// name and the reason ("\"bad name\": ..."): an MCP server's tool
+	// whose name or schema no metatools tool can have. The other tools
+	// are served.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Option configures [Build].
@@ -207,9 +212,21 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 			return c.addGRPC(ctx, grpcSpecs[i])
 		}})
 	}
-	c.upstreams = connectAll(ctx, jobs, time.Duration(cfg.Limits.ConnectTimeout), o.progress)
+	c.upstreams = connectAll(ctx, jobs, time.Duration(cfg.Limits.ConnectTimeout), o.progress, c.skippedTools)
 	c.stopRefresh = c.mcp.AutoRefresh(c.Index)
 	return c, nil
+}
+
+// skippedTools describes the tools of an upstream that were left out.
+func (c *Catalog) skippedTools(u Upstream) []string {
+	if u.Kind != "mcp" || u.Err != nil {
+		return nil
+	}
+	var out []string
+	for _, s := range c.mcp.SkippedTools(u.Name) {
+		out = append(out, fmt.Sprintf("%q: %v", s.Name, s.Err))
+	}
+	return out
 }
 
 // newSearcher returns the search engine the configuration asks for.
@@ -257,7 +274,7 @@ const DefaultConnectTimeout = 30 * time.Second
 
 // connectAll runs the jobs concurrently and returns their outcomes in the
 // jobs' order.
-func connectAll(ctx context.Context, jobs []job, timeout time.Duration, progress func(Upstream, bool)) []Upstream {
+func connectAll(ctx context.Context, jobs []job, timeout time.Duration, progress func(Upstream, bool), skipped func(Upstream) []string) []Upstream {
 	if timeout <= 0 {
 		timeout = DefaultConnectTimeout
 	}
@@ -276,6 +293,7 @@ func connectAll(ctx context.Context, jobs []job, timeout time.Duration, progress
 			defer cancel()
 			u.Tools, u.Err = j.connect(jctx)
 			u.Duration = time.Since(start)
+			u.Skipped = skipped(u)
 			out[i] = u
 			if progress != nil {
 				progress(u, true)
@@ -328,10 +346,11 @@ func (c *Catalog) addMCPServer(ctx context.Context, s config.MCPServer) (int, er
 	if err != nil {
 		return 0, err
 	}
-	if err := c.Index.RegisterMCPTools(ctx, config.NamespaceOf(s.Namespace, s.Name), mcpexec.Backend(s.Name), tools); err != nil {
+	regs := c.mcp.Registrations(s.Name, config.NamespaceOf(s.Namespace, s.Name), tools)
+	if err := c.Index.RegisterMany(ctx, regs); err != nil {
 		return 0, err
 	}
-	return len(tools), nil
+	return len(regs), nil
 }
 
 // addOpenAPI imports the operations of an OpenAPI document, from a file

@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -117,5 +118,37 @@ mcpServers:
 		case <-deadline:
 			t.Fatalf("the server's standard error did not arrive; got %q", stderr.String())
 		}
+	}
+}
+
+// TestUpstreamWithAnInvalidToolKeepsTheOthers connects an MCP server that
+// lists a tool whose name no tool ID can hold among valid ones: that tool
+// is skipped and reported, the others are served.
+func TestUpstreamWithAnInvalidToolKeepsTheOthers(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mixed", Version: "1"}, nil)
+	for _, name := range []string{"alpha", "bad name!", "beta"} {
+		srv.AddTool(&mcp.Tool{Name: name, Description: "The " + name + " tool.", InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name}}}, nil
+			})
+	}
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(hs.Close)
+	logs := newOutput()
+	cat := build(t, "builtin: {disabled: true}\nmcpServers:\n  - {name: mixed, url: '"+hs.URL+"'}\n",
+		catalog.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
+	ups := cat.Upstreams()
+	require.Len(t, ups, 1)
+	require.NoError(t, ups[0].Err, "the upstream is not skipped")
+	assert.Equal(t, 2, ups[0].Tools)
+	require.Len(t, ups[0].Skipped, 1)
+	assert.Contains(t, ups[0].Skipped[0], `"bad name!"`)
+	assert.Contains(t, ups[0].Skipped[0], "only ASCII letters")
+	assert.Contains(t, logs.String(), `tool="bad name!"`)
+	assert.Contains(t, logs.String(), "server=mixed")
+
+	for _, id := range []string{"mixed:alpha", "mixed:beta"} {
+		_, _, err := cat.Index.Get(t.Context(), id)
+		assert.NoError(t, err, id)
 	}
 }

@@ -154,6 +154,12 @@ type Limits struct {
 	Retries int `yaml:"retries"`
 	// ConnectTimeout bounds the connection of each upstream at start-up.
 	ConnectTimeout Duration `yaml:"connectTimeout"`
+	// ChainSteps is the most steps of one run_chain call (0: the
+	// default, 32).
+	ChainSteps int `yaml:"chainSteps"`
+	// AnswerBytes is the most bytes of one meta-tool answer (0: the
+	// default, 8 MiB).
+	AnswerBytes int `yaml:"answerBytes"`
 }
 
 // Builtin configures the built-in tools.
@@ -405,7 +411,8 @@ func (c *Config) Validate() error {
 			add("tool pattern %q is malformed", pattern)
 		}
 	}
-	if c.Limits.Timeout < 0 || c.Limits.ConnectTimeout < 0 || c.Limits.MaxConcurrent < 0 || c.Limits.PerBackend < 0 || c.Limits.Retries < 0 {
+	if c.Limits.Timeout < 0 || c.Limits.ConnectTimeout < 0 || c.Limits.MaxConcurrent < 0 || c.Limits.PerBackend < 0 || c.Limits.Retries < 0 ||
+		c.Limits.ChainSteps < 0 || c.Limits.AnswerBytes < 0 {
 		add("limits must not be negative")
 	}
 	names := map[string]string{}

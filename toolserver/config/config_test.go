@@ -21,6 +21,8 @@ func TestExampleParses(t *testing.T) {
 	assert.Equal(t, []string{"tok"}, cfg.Server.HTTP.BearerTokens)
 	assert.Equal(t, "Bearer trk", cfg.MCPServers[1].Headers["Authorization"])
 	assert.Equal(t, config.Duration(60*time.Second), cfg.Limits.Timeout)
+	assert.Equal(t, 32, cfg.Limits.ChainSteps)
+	assert.Equal(t, 8<<20, cfg.Limits.AnswerBytes)
 	assert.Equal(t, []string{"-y", "@modelcontextprotocol/server-everything"}, cfg.MCPServers[0].Args)
 	assert.Equal(t, "PETSTORE_TOKEN", cfg.OpenAPI[0].Secrets["bearerAuth"])
 	assert.True(t, cfg.GRPC[0].TLS.Insecure)
@@ -58,6 +60,7 @@ func TestParseErrors(t *testing.T) {
 		{"missing spec and address", "openapi: [{name: o}]\ngrpc: [{name: g}]", "openapi[0].spec is missing; grpc[0].address is missing"},
 		{"bad url", "mcpServers: [{name: a, url: 'ftp://x'}]", `mcpServers[0].url "ftp://x" is not an http(s) URL`},
 		{"bad pattern", "policy: {deny: ['a b']}", `tool pattern "a b" is malformed`},
+		{"negative chain steps", "limits: {chainSteps: -1}", "limits must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

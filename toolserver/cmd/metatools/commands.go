@@ -135,6 +135,7 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session
 	if cfg.Limits.Timeout > 0 {
 		srvOpts = append(srvOpts, toolserver.WithCallTimeout(time.Duration(cfg.Limits.Timeout)))
 	}
+	srvOpts = append(srvOpts, toolserver.WithMaxChainSteps(cfg.Limits.ChainSteps), toolserver.WithMaxAnswerBytes(cfg.Limits.AnswerBytes))
 	srv, err := cat.NewServer(srvOpts...)
 	if err != nil {
 		_ = cat.Close()
@@ -182,6 +183,9 @@ func (p *progress) report(u catalog.Upstream, done bool) {
 		fmt.Fprintf(p.w, "  %s %s %s: %v (skipped)\n", mark(false), u.Kind, u.Name, u.Err)
 	default:
 		fmt.Fprintf(p.w, "  %s %s %s: %d tools in %s\n", mark(true), u.Kind, u.Name, u.Tools, u.Duration.Round(time.Millisecond))
+		for _, skipped := range u.Skipped {
+			fmt.Fprintf(p.w, "    tool %s skipped\n", skipped)
+		}
 	}
 }
 
