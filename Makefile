@@ -25,8 +25,12 @@ GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 GOVULNCHECK_VERSION := v1.8.0
 GOVULNCHECK := $(BIN)/govulncheck-$(GOVULNCHECK_VERSION)
 
-# Knobs: `make fuzz-smoke FUZZTIME=10s`, `make bench BENCH=Search BENCHCOUNT=6`.
+# Knobs: `make fuzz-smoke FUZZTIME=10s FUZZMINIMIZE=5s`, `make bench BENCH=Search BENCHCOUNT=6`.
 FUZZTIME ?= 3s
+# Minimising each new interesting input may take up to 60 s by default,
+# which would eat a smoke run's whole FUZZTIME: a few calls each keep the
+# time for fuzzing (a failing input is still minimised as far as they go).
+FUZZMINIMIZE ?= 20x
 BENCH ?= .
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
@@ -202,12 +206,12 @@ fuzz-smoke: ## Run every Fuzz target of every module for FUZZTIME each.
 	while read -r pkg target; do \
 	  count=$$((count + 1)); \
 	  echo "--- $$pkg $$target"; \
-	  if ! out=$$($(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) "$$pkg" 2>&1); then \
+	  if ! out=$$($(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) "$$pkg" 2>&1); then \
 	    echo "$$out"; \
 	    if grep -q 'Failing input written' <<< "$$out" || ! grep -q 'context deadline exceeded' <<< "$$out"; then exit 1; fi; \
 	    echo "(go test -fuzz stopped on its own deadline without a failing input, a known toolchain flake: run again)"; \
-	    $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) "$$pkg"; \
-	  else echo "$$out" | tail -n 2; fi; \
+	    $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) "$$pkg"; \
+	  else awk '/execs:/ { last = $$0 } END { if (last != "") print last }' <<< "$$out"; tail -n 1 <<< "$$out"; fi; \
 	done <<< "$$targets"; \
 	echo "fuzz-smoke: $$count target(s) ok"
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -49,7 +50,7 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func newCatalogue(t *testing.T) *catalogue {
+func newCatalogue(t testing.TB) *catalogue {
 	t.Helper()
 	c := &catalogue{index: toolindex.New(), local: toolrun.NewLocalExecutor(), logs: &syncBuffer{}}
 	c.docs = tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(c.index)))
@@ -85,7 +86,7 @@ func newCatalogue(t *testing.T) *catalogue {
 		"inputSchema":{"type":"object","properties":{"text":{"type":"string"},"previous":{}}}}`,
 		func(_ context.Context, args map[string]any) (any, error) {
 			if prev, ok := args["previous"].(map[string]any); ok {
-				return "ISSUE " + prev["title"].(string), nil
+				return fmt.Sprint("ISSUE ", prev["title"]), nil
 			}
 			return args["text"], nil
 		})
@@ -99,7 +100,7 @@ func newCatalogue(t *testing.T) *catalogue {
 	return c
 }
 
-func (c *catalogue) add(t *testing.T, toolJSON string, fn toolrun.LocalFunc) {
+func (c *catalogue) add(t testing.TB, toolJSON string, fn toolrun.LocalFunc) {
 	t.Helper()
 	tool, err := toolmodel.DecodeTool([]byte(toolJSON))
 	require.NoError(t, err)
@@ -113,7 +114,7 @@ func (c *catalogue) server(opts ...toolserver.Option) *toolserver.Server {
 }
 
 // connect returns a client session to s over an in-memory transport.
-func connect(t *testing.T, s *toolserver.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connect(t testing.TB, s *toolserver.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()

@@ -1,6 +1,7 @@
 package grpcexec
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun/grpcexec/internal/testservice"
 )
@@ -119,6 +121,73 @@ func FuzzDefaultToolName(f *testing.F) {
 		name := DefaultToolName(service, method)
 		if name != "" {
 			assert.NoError(t, toolmodel.ValidateName(name))
+		}
+	})
+}
+
+// FuzzImportDescriptor imports the services of arbitrary bytes decoded as
+// a file descriptor sent by a server, as Import does after reflection:
+// nothing panics, a failure is a coded error, and every method that can
+// be a tool becomes a registration that an index accepts, bound to its
+// method.
+func FuzzImportDescriptor(f *testing.F) {
+	seed, err := proto.Marshal(testservice.FileProto())
+	require.NoError(f, err)
+	f.Add(seed)
+	small, err := proto.Marshal(&descriptorpb.FileDescriptorProto{
+		Name: proto.String("s.proto"), Package: proto.String("s.v1"), Syntax: proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("M")}},
+		Service: []*descriptorpb.ServiceDescriptorProto{{
+			Name: proto.String("Svc"),
+			Method: []*descriptorpb.MethodDescriptorProto{
+				{Name: proto.String("Get"), InputType: proto.String(".s.v1.M"), OutputType: proto.String(".s.v1.M")},
+				{Name: proto.String("Watch"), InputType: proto.String(".s.v1.M"), OutputType: proto.String(".s.v1.M"), ServerStreaming: proto.Bool(true)},
+				{Name: proto.String("Upload"), InputType: proto.String(".s.v1.M"), OutputType: proto.String(".s.v1.M"), ClientStreaming: proto.Bool(true)},
+				{Name: proto.String("Wrap"), InputType: proto.String(".google.protobuf.StringValue"), OutputType: proto.String(".google.protobuf.Empty")},
+			},
+		}},
+		Dependency: []string{"google/protobuf/wrappers.proto", "google/protobuf/empty.proto"},
+	})
+	require.NoError(f, err)
+	f.Add(small)
+	spec := ImportSpec{Address: "localhost:1", Namespace: "fuzz", Metadata: map[string]string{"k": "v"}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fs := newFileSet()
+		if fs.add([][]byte{data}) != nil || fs.buildAll() != nil {
+			return
+		}
+		index := toolindex.New()
+		for _, fdp := range fs.protos {
+			for _, sdp := range fdp.GetService() {
+				name := sdp.GetName()
+				if fdp.GetPackage() != "" {
+					name = fdp.GetPackage() + "." + name
+				}
+				res, err := fs.service(name)
+				require.NoError(t, err, "service %s of a file that builds", name)
+				methods := res.service.Methods()
+				for i := range methods.Len() {
+					md := methods.Get(i)
+					if unfit(md) != "" {
+						continue
+					}
+					toolName := DefaultToolName(string(res.service.FullName()), string(md.Name()))
+					if toolmodel.ValidateName(toolName) != nil {
+						continue
+					}
+					reg, err := registration(spec, toolName, md)
+					if err != nil {
+						var coded *errors.Error
+						require.ErrorAs(t, err, &coded)
+						continue
+					}
+					assert.Equal(t, "/"+string(res.service.FullName())+"/"+string(md.Name()), reg.Backend.GRPC.Method)
+					if err := index.Register(context.Background(), reg); err != nil {
+						// Two methods may make the same tool name.
+						require.Equal(t, errors.Conflict, errors.CodeOf(err), "%v", err)
+					}
+				}
+			}
 		}
 	})
 }

@@ -55,6 +55,11 @@ func (e *Executor) authorize(ctx context.Context, auth *toolmodel.HTTPAuth, req 
 		if err != nil {
 			return err
 		}
+		// net/http would refuse to send the header, as a transport
+		// failure that a retry cannot cure.
+		if err := checkHeader("Authorization", token); err != nil {
+			return err
+		}
 		req.Header.Set("Authorization", "Bearer "+token)
 	case toolmodel.AuthAPIKey:
 		if auth.Name == "" {

@@ -73,6 +73,20 @@ func TestMissingSecret(t *testing.T) {
 	}
 }
 
+// TestBearerTokenWithControlCharacters checks that a token that cannot go
+// in a header is the configuration's fault, said without the token, and
+// not a failure to reach the server that a retry could cure.
+func TestBearerTokenWithControlCharacters(t *testing.T) {
+	srv := newServer(t, recorder(t))
+	exec := newExecutor(srv, httpexec.WithSecrets(httpexec.MapSecrets{"TOKEN": "tok3n\r\nX-Injected: 1"}))
+	auth := &toolmodel.HTTPAuth{Type: toolmodel.AuthBearer, Secret: "TOKEN"}
+	_, err := exec.Execute(context.Background(), httpCall(&toolmodel.HTTPBackend{BaseURL: srv.URL, Path: "/", Auth: auth}, nil))
+	require.Error(t, err)
+	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err), "%v", err)
+	assert.False(t, errors.IsRetryable(err))
+	assert.NotContains(t, err.Error(), "tok3n")
+}
+
 func TestSecretSources(t *testing.T) {
 	ctx := context.Background()
 	t.Run("environment", func(t *testing.T) {

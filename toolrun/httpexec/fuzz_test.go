@@ -1,12 +1,20 @@
 package httpexec
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
 )
 
 func FuzzParseRetryAfter(f *testing.F) {
@@ -103,6 +111,104 @@ func FuzzFormBody(f *testing.F) {
 					t.Fatalf("null field %q of %s is sent", name, doc)
 				}
 			}
+		}
+	})
+}
+
+// receivedRequest is what a server saw of a request.
+type receivedRequest struct {
+	query  url.Values
+	header http.Header
+}
+
+// FuzzRequestEncoding builds requests from arbitrary arguments, parameter
+// names and credentials, and sends the ones it builds to a real server:
+// building never panics and fails with an invalid_argument error (or
+// unauthenticated, for an empty secret) that does not show the secret; what it builds, net/http sends, and the
+// server reads each query and header parameter and the credentials as
+// they were given.
+func FuzzRequestEncoding(f *testing.F) {
+	for _, seed := range []struct {
+		args                string
+		query, header, name string
+		auth                uint8
+		secret, user        string
+	}{
+		{`{"id": "7", "q": "a b&c", "tags": ["x", "y"], "X-Trace": "t-1"}`, "q", "X-Trace", "", 1, "tok3n", ""},
+		{`{"id": 7, "q": 1e21, "tags": [1.5, true], "X-Trace": ["a", "b"]}`, "q", "X-Trace", "X-Api-Key", 2, "k3y", ""},
+		{`{"id": "a/b", "q": {"nested": ["<&>"]}, "tags": null}`, "q", "X-Trace", "api_key", 3, "s3cret=&", ""},
+		{`{"id": "%zz", "q": "é", "X-Trace": "line\nbreak"}`, "q", "X-Trace", "", 4, "pa:ss", "user"},
+		{`{"id": "1", "bad header": "v"}`, "q", "bad header", "", 2, "k", ""},
+		{`{"id": "1"}`, "", "", "", 1, "tok\r\nX-Injected: 1", ""},
+		{`{"id": "1"}`, "q", "X-Trace", "X-Key", 2, " padded\t", ""},
+	} {
+		f.Add(seed.args, seed.query, seed.header, seed.name, seed.auth, seed.secret, seed.user)
+	}
+	received := make(chan receivedRequest, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		received <- receivedRequest{query: r.URL.Query(), header: r.Header.Clone()}
+	}))
+	f.Cleanup(srv.Close)
+	client := srv.Client()
+
+	f.Fuzz(func(t *testing.T, rawArgs, queryName, headerName, authName string, authKind uint8, secret, user string) {
+		var args map[string]any
+		if json.Unmarshal([]byte(rawArgs), &args) != nil {
+			return
+		}
+		b := &toolmodel.HTTPBackend{
+			BaseURL: srv.URL + "/v1?fixed=1", Method: http.MethodGet, Path: "/items/{id}",
+			QueryParams: []string{queryName, "tags"}, HeaderParams: []string{headerName},
+		}
+		switch authKind % 5 {
+		case 1:
+			b.Auth = &toolmodel.HTTPAuth{Type: toolmodel.AuthBearer, Secret: "s"}
+		case 2:
+			b.Auth = &toolmodel.HTTPAuth{Type: toolmodel.AuthAPIKey, Secret: "s", Name: authName}
+		case 3:
+			b.Auth = &toolmodel.HTTPAuth{Type: toolmodel.AuthAPIKey, Secret: "s", Name: authName, In: "query"}
+		case 4:
+			b.Auth = &toolmodel.HTTPAuth{Type: toolmodel.AuthBasic, Secret: "s", Username: user}
+		}
+		e := New(WithSecrets(MapSecrets{"s": secret}))
+		var used []string
+		req, err := e.newRequest(context.Background(), b, args, &used)
+		if err != nil {
+			var coded *errors.Error
+			require.ErrorAs(t, err, &coded)
+			// Bad arguments or configuration; an empty secret is a missing one.
+			missingSecret := secret == "" && coded.Code == errors.Unauthenticated
+			assert.True(t, coded.Code == errors.InvalidArgument || missingSecret, "%v", err)
+			if len(secret) >= 4 && !strings.Contains(rawArgs+queryName+headerName+authName+user, secret) {
+				assert.NotContains(t, err.Error(), secret, "an error shows the secret")
+			}
+			return
+		}
+		resp, err := client.Do(req)
+		require.NoError(t, err, "net/http refuses a request that was built")
+		require.NoError(t, resp.Body.Close())
+		got := <-received
+
+		assert.Equal(t, "1", got.query.Get("fixed"), "the base URL's query is kept")
+		if s, ok := args[queryName].(string); ok && !(b.Auth != nil && b.Auth.In == "query" && authName == queryName) && queryName != "tags" {
+			assert.Contains(t, got.query[queryName], s, "query parameter %q", queryName)
+		}
+		trimmed := func(s string) string { return strings.Trim(s, " \t") }
+		if s, ok := args[headerName].(string); ok && (b.Auth == nil || b.Auth.Type != toolmodel.AuthAPIKey || b.Auth.In == "query" ||
+			http.CanonicalHeaderKey(authName) != http.CanonicalHeaderKey(headerName)) {
+			assert.Equal(t, trimmed(s), got.header.Get(headerName), "header parameter %q", headerName)
+		}
+		switch authKind % 5 {
+		case 1:
+			assert.Equal(t, trimmed("Bearer "+secret), got.header.Get("Authorization"))
+		case 2:
+			assert.Equal(t, trimmed(secret), got.header.Get(authName))
+		case 3:
+			assert.Equal(t, []string{secret}, got.query[authName])
+		case 4:
+			gotUser, gotPassword, ok := (&http.Request{Header: got.header}).BasicAuth()
+			require.True(t, ok)
+			assert.Equal(t, user+":"+secret, gotUser+":"+gotPassword)
 		}
 	})
 }

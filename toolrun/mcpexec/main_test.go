@@ -1,6 +1,7 @@
 package mcpexec_test
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +16,14 @@ import (
 var testServer string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// A fuzzing worker process runs only its fuzz target, which needs no
+	// test server: building one in each worker would take the time of a
+	// short fuzzing run.
+	if fuzzWorker := flag.Lookup("test.fuzzworker"); fuzzWorker != nil && fuzzWorker.Value.String() == "true" {
+		goleak.VerifyTestMain(m)
+		return
+	}
 	dir, err := os.MkdirTemp("", "mcpexec-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
