@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -212,4 +213,41 @@ func TestHTTPLongResponsesOutliveTheBodyTimeout(t *testing.T) {
 	defer timer.Stop()
 	res := call(t, cs, "run_tool", map[string]any{"id": "slow:wait", "args": map[string]any{}})
 	assert.Contains(t, text(res), "released")
+}
+
+// BenchmarkHTTPSessions opens b.N sessions over real HTTP with the default
+// limits, none of them closed by its client, and reports the heap in use
+// after them: bounded by DefaultMaxSessions, it does not grow with b.N.
+// Run with -benchtime=30000x for the figure in the README.
+func BenchmarkHTTPSessions(b *testing.B) {
+	srv := newCatalogue(b).server()
+	ts := httptest.NewServer(srv.HTTPHandler(toolserver.HTTPOptions{}))
+	b.Cleanup(ts.Close)
+	b.Cleanup(func() { closeSessions(srv) })
+	client := ts.Client()
+	heapBefore := heapInUse()
+	b.ReportAllocs()
+	for b.Loop() {
+		req, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(initializeRequest))
+		require.NoError(b, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := client.Do(req)
+		require.NoError(b, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		require.Equal(b, http.StatusOK, resp.StatusCode)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(liveSessions(srv)), "sessions")
+	b.ReportMetric(float64(heapBefore)/(1<<20), "heap-MiB-before")
+	b.ReportMetric(float64(heapInUse())/(1<<20), "heap-MiB-after")
+}
+
+// heapInUse returns the bytes of the heap in use after a collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
 }

@@ -49,7 +49,7 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func newCatalogue(t *testing.T) *catalogue {
+func newCatalogue(t testing.TB) *catalogue {
 	t.Helper()
 	c := &catalogue{index: toolindex.New(), local: toolrun.NewLocalExecutor(), logs: &syncBuffer{}}
 	c.docs = tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(c.index)))
@@ -99,7 +99,7 @@ func newCatalogue(t *testing.T) *catalogue {
 	return c
 }
 
-func (c *catalogue) add(t *testing.T, toolJSON string, fn toolrun.LocalFunc) {
+func (c *catalogue) add(t testing.TB, toolJSON string, fn toolrun.LocalFunc) {
 	t.Helper()
 	tool, err := toolmodel.DecodeTool([]byte(toolJSON))
 	require.NoError(t, err)
