@@ -41,6 +41,9 @@ type Server struct {
 	passthrough  []string
 	searchLimit  int
 	callTimeout  time.Duration
+	// shutdownTimeout bounds the wait for running calls once the stdio
+	// client has closed its input.
+	shutdownTimeout time.Duration
 
 	validator *toolmodel.Validator
 	mcp       *mcp.Server
@@ -188,12 +191,6 @@ func (s *Server) clash(msg string) {
 // MCPServer returns the underlying go-sdk server, to connect it to any
 // transport.
 func (s *Server) MCPServer() *mcp.Server { return s.mcp }
-
-// ServeStdio serves one client over standard input and output until the
-// client disconnects or ctx is done.
-func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.mcp.Run(ctx, &mcp.StdioTransport{})
-}
 
 // Close stops following catalogue changes and upstream reports. It does
 // not close the index, the runner, the upstreams or open sessions.
