@@ -45,6 +45,9 @@ type Server struct {
 	// every meta-tool.
 	maxChainSteps  int
 	maxAnswerBytes int
+	// shutdownTimeout bounds the wait for running calls once the stdio
+	// client has closed its input.
+	shutdownTimeout time.Duration
 
 	validator *toolmodel.Validator
 	mcp       *mcp.Server
@@ -228,12 +231,6 @@ func (s *Server) clash(msg string) {
 // transport.
 func (s *Server) MCPServer() *mcp.Server { return s.mcp }
 
-// ServeStdio serves one client over standard input and output until the
-// client disconnects or ctx is done.
-func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.mcp.Run(ctx, &mcp.StdioTransport{})
-}
-
 // Close stops following catalogue changes and upstream reports. It does
 // not close the index, the runner, the upstreams or open sessions.
 func (s *Server) Close() {
@@ -253,17 +250,45 @@ type HTTPOptions struct {
 	// balancer. Server-to-client requests and notifications other than a
 	// call's own progress are then unavailable.
 	Stateless bool
+	// SessionIdleTimeout closes a session that has had no request for
+	// this long; zero means [DefaultSessionIdleTimeout], a negative value
+	// keeps idle sessions until MaxSessions evicts them.
+	SessionIdleTimeout time.Duration
+	// MaxSessions bounds the sessions alive at once: a new session then
+	// closes the one idle the longest, and is refused with 503 when every
+	// session has a request running. Zero means [DefaultMaxSessions], a
+	// negative value no bound.
+	MaxSessions int
+	// BodyReadTimeout bounds the reading of each request body; zero means
+	// [DefaultBodyReadTimeout], a negative value no bound. Responses, which
+	// may stream for as long as a call runs, are not bounded.
+	BodyReadTimeout time.Duration
+	// AllowedOrigins are web origins ("https://app.example.com") whose
+	// pages may call the endpoint from a browser, besides the server's own
+	// origin and loopback ones; requests with another Origin header get
+	// 403.
+	AllowedOrigins []string
 }
 
 // HTTPHandler returns a streamable HTTP handler serving the MCP endpoint;
 // mount it at "/mcp".
+//
+// The handler bounds what clients may hold: sessions idle longer than
+// SessionIdleTimeout are closed, at most MaxSessions live at once, and a
+// request body must arrive within BodyReadTimeout. Requests from browser
+// pages of other origins are refused.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
+	opts = opts.withDefaults()
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Stateless: opts.Stateless, Logger: s.logger})
+		&mcp.StreamableHTTPOptions{Stateless: opts.Stateless, Logger: s.logger, SessionTimeout: max(opts.SessionIdleTimeout, 0)})
+	if !opts.Stateless && opts.MaxSessions > 0 {
+		h = newSessionLimiter(h, s.mcp, opts.MaxSessions)
+	}
 	if len(opts.BearerTokens) > 0 {
 		h = auth.RequireBearerToken(staticTokens(opts.BearerTokens), &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	}
-	return h
+	h = limitBodyRead(h, opts.BodyReadTimeout)
+	return checkOrigin(h, opts.AllowedOrigins)
 }
 
 // staticTokens verifies bearer tokens against a fixed list, in constant

@@ -110,18 +110,34 @@ type Server struct {
 	HTTP HTTP `yaml:"http"`
 	// Passthrough lists tool patterns also exposed directly as MCP tools.
 	Passthrough []string `yaml:"passthrough"`
+	// ShutdownTimeout bounds how long the server, once told to stop (its
+	// stdio client closed its input, or a signal), lets running calls
+	// finish and answer (default 10s).
+	ShutdownTimeout Duration `yaml:"shutdownTimeout"`
 }
 
 // HTTP configures the streamable HTTP transport.
 type HTTP struct {
-	// Addr is the address to listen on, such as ":8080"; the --http flag
-	// overrides it. Empty means stdio.
+	// Addr is the address to listen on, such as "127.0.0.1:8080"; the
+	// --http flag overrides it. A port alone (":8080") listens on the
+	// loopback interface only. Empty means stdio.
 	Addr string `yaml:"addr"`
 	// BearerTokens, when set, are required of clients.
 	BearerTokens []string `yaml:"bearerTokens"`
 	// Stateless serves without sessions, for replicas behind a load
 	// balancer.
 	Stateless bool `yaml:"stateless"`
+	// SessionIdleTimeout closes a session idle for this long (default
+	// 30m).
+	SessionIdleTimeout Duration `yaml:"sessionIdleTimeout"`
+	// MaxSessions bounds the sessions alive at once (default 1000); a new
+	// session closes the one idle the longest.
+	MaxSessions int `yaml:"maxSessions"`
+	// BodyReadTimeout bounds the reading of a request body (default 30s).
+	BodyReadTimeout Duration `yaml:"bodyReadTimeout"`
+	// AllowedOrigins are the web origins, besides the server's own and
+	// loopback ones, whose pages may call the server from a browser.
+	AllowedOrigins []string `yaml:"allowedOrigins"`
 }
 
 // Search configures tool search.
@@ -414,6 +430,14 @@ func (c *Config) Validate() error {
 	if c.Limits.Timeout < 0 || c.Limits.ConnectTimeout < 0 || c.Limits.MaxConcurrent < 0 || c.Limits.PerBackend < 0 || c.Limits.Retries < 0 ||
 		c.Limits.ChainSteps < 0 || c.Limits.AnswerBytes < 0 {
 		add("limits must not be negative")
+	}
+	if h := c.Server.HTTP; h.SessionIdleTimeout < 0 || h.MaxSessions < 0 || h.BodyReadTimeout < 0 || c.Server.ShutdownTimeout < 0 {
+		add("server timeouts and limits must not be negative")
+	}
+	for i, t := range c.Server.HTTP.BearerTokens {
+		if strings.TrimSpace(t) == "" {
+			add("server.http.bearerTokens[%d] is empty: every request would be refused", i)
+		}
 	}
 	names := map[string]string{}
 	unique := func(kind, name string, i int) {

@@ -26,6 +26,11 @@ func TestExampleParses(t *testing.T) {
 	assert.Equal(t, []string{"-y", "@modelcontextprotocol/server-everything"}, cfg.MCPServers[0].Args)
 	assert.Equal(t, "PETSTORE_TOKEN", cfg.OpenAPI[0].Secrets["bearerAuth"])
 	assert.True(t, cfg.GRPC[0].TLS.Insecure)
+	assert.Equal(t, config.Duration(30*time.Minute), cfg.Server.HTTP.SessionIdleTimeout)
+	assert.Equal(t, 1000, cfg.Server.HTTP.MaxSessions)
+	assert.Equal(t, config.Duration(30*time.Second), cfg.Server.HTTP.BodyReadTimeout)
+	assert.Equal(t, []string{"https://app.example.com"}, cfg.Server.HTTP.AllowedOrigins)
+	assert.Equal(t, config.Duration(10*time.Second), cfg.Server.ShutdownTimeout)
 }
 
 func TestKeepNames(t *testing.T) {
@@ -61,6 +66,10 @@ func TestParseErrors(t *testing.T) {
 		{"bad url", "mcpServers: [{name: a, url: 'ftp://x'}]", `mcpServers[0].url "ftp://x" is not an http(s) URL`},
 		{"bad pattern", "policy: {deny: ['a b']}", `tool pattern "a b" is malformed`},
 		{"negative chain steps", "limits: {chainSteps: -1}", "limits must not be negative"},
+		{"empty bearer token", "server: {http: {bearerTokens: ['ok', '']}}", "server.http.bearerTokens[1] is empty"},
+		{"blank bearer token", "server: {http: {bearerTokens: [' ']}}", "server.http.bearerTokens[0] is empty"},
+		{"negative session cap", "server: {http: {maxSessions: -1}}", "server timeouts and limits must not be negative"},
+		{"negative shutdown timeout", "server: {shutdownTimeout: -1s}", "server timeouts and limits must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,263 @@
+package toolserver
+
+import (
+	"github.com/metatools-go/metatools/errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults of [HTTPOptions] left at zero.
+const (
+	// DefaultSessionIdleTimeout closes an HTTP session that has had no
+	// request for this long.
+	DefaultSessionIdleTimeout = 30 * time.Minute
+	// DefaultMaxSessions bounds the HTTP sessions alive at once. A
+	// session holds about 16 KiB, so the default bounds them to about
+	// 16 MiB.
+	DefaultMaxSessions = 1000
+	// DefaultBodyReadTimeout bounds the reading of one request body.
+	DefaultBodyReadTimeout = 30 * time.Second
+)
+
+// sessionIDHeader is the header of the streamable HTTP transport that names
+// a session.
+const sessionIDHeader = "Mcp-Session-Id"
+
+// HasAuthentication reports whether the options require clients to
+// authenticate, so that the endpoint may be served beyond the loopback
+// interface.
+func (o HTTPOptions) HasAuthentication() bool {
+	return len(o.BearerTokens) > 0
+}
+
+// withDefaults returns o with its zero limits replaced by the defaults.
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	if o.SessionIdleTimeout == 0 {
+		o.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.BodyReadTimeout == 0 {
+		o.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	return o
+}
+
+// checkOrigin answers 403 to a request whose Origin header names a web
+// origin other than the server's own, a loopback one or one of allowed, as
+// the streamable HTTP transport requires against DNS rebinding: a page of
+// another site must not reach a server on the user's machine through the
+// user's browser. Requests without an Origin header do not come from a
+// browser page and pass.
+func checkOrigin(h http.Handler, allowed []string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && !originAllowed(origin, r.Host, allowed) {
+			http.Error(w, "Forbidden: origin "+origin+" is not allowed", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// originAllowed reports whether origin may reach the server at host.
+func originAllowed(origin, host string, allowed []string) bool {
+	for _, a := range allowed {
+		if strings.EqualFold(strings.TrimRight(a, "/"), origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false // "null", and anything that is not a web origin
+	}
+	if strings.EqualFold(u.Host, host) {
+		return true
+	}
+	return isLoopbackHost(u.Hostname())
+}
+
+// isLoopbackHost reports whether host is "localhost" or a loopback IP.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// limitBodyRead bounds the reading of each request body to d, so that a
+// client that sends headers and then trickles or withholds the body does
+// not hold a connection forever. The deadline is set per request and
+// lifted once the body is read, rather than by http.Server's ReadTimeout or
+// WriteTimeout: those bound the whole exchange, and would cut the
+// server-sent event streams of long calls and of GET requests, which live
+// as long as the client listens.
+func limitBodyRead(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d > 0 && r.Body != nil && r.Body != http.NoBody {
+			rc := http.NewResponseController(w)
+			// Writers that are not connections (as in tests) cannot take a
+			// deadline; their bodies are in memory already.
+			if err := rc.SetReadDeadline(time.Now().Add(d)); err == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// deadlineBody lifts the read deadline of its connection once the body
+// has been read to its end: the server then reads the connection only to
+// notice that the client went away, which must not time out while a
+// response streams.
+type deadlineBody struct {
+	io.ReadCloser
+	once sync.Once
+	lift func()
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	// After any other error the deadline stays: the server must not wait
+	// for the rest of a body it gave up on.
+	if errors.Is(err, io.EOF) {
+		b.once.Do(b.lift)
+	}
+	return n, err
+}
+
+// sessionLimiter bounds the sessions of a streamable HTTP handler: when a
+// new session would pass the bound, it closes the session that has been
+// idle (no request running) the longest; when every session is busy, the
+// new one is refused with 503. Eviction scans the sessions, O(max), and
+// happens only when the bound is reached.
+type sessionLimiter struct {
+	next   http.Handler
+	server *mcp.Server
+	max    int
+
+	mu       sync.Mutex
+	sessions map[string]*liveSession
+	starting int    // sessions being created, counted against max
+	clock    uint64 // orders the ends of requests
+}
+
+// liveSession is what the limiter knows of one session.
+type liveSession struct {
+	session  *mcp.ServerSession
+	running  int    // requests running
+	lastUsed uint64 // the clock when its last request ended
+}
+
+func newSessionLimiter(next http.Handler, server *mcp.Server, maxSessions int) *sessionLimiter {
+	return &sessionLimiter{next: next, server: server, max: maxSessions, sessions: map[string]*liveSession{}}
+}
+
+func (l *sessionLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if id := r.Header.Get(sessionIDHeader); id != "" {
+		l.serveSession(w, r, id)
+		return
+	}
+	if r.Method != http.MethodPost {
+		l.next.ServeHTTP(w, r)
+		return
+	}
+	if !l.reserve() {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "Service Unavailable: too many sessions are busy", http.StatusServiceUnavailable)
+		return
+	}
+	l.next.ServeHTTP(w, r)
+	l.register(w.Header().Get(sessionIDHeader))
+}
+
+// serveSession serves a request of an existing session, which is busy
+// meanwhile. Only POST requests carry client messages: a GET stream open
+// for notifications leaves the session idle, as it does for the SDK's
+// idle timeout.
+func (l *sessionLimiter) serveSession(w http.ResponseWriter, r *http.Request, id string) {
+	var s *liveSession
+	if r.Method == http.MethodPost {
+		l.mu.Lock()
+		if s = l.sessions[id]; s != nil {
+			s.running++
+		}
+		l.mu.Unlock()
+	}
+	l.next.ServeHTTP(w, r)
+	if s != nil {
+		l.mu.Lock()
+		s.running--
+		l.clock++
+		s.lastUsed = l.clock
+		l.mu.Unlock()
+	}
+}
+
+// reserve makes room for one more session, closing the session idle the
+// longest when the bound is reached, and reports whether there is room.
+func (l *sessionLimiter) reserve() bool {
+	l.mu.Lock()
+	var victim *mcp.ServerSession
+	if len(l.sessions)+l.starting >= l.max {
+		var oldestID string
+		var oldest *liveSession
+		for id, s := range l.sessions {
+			if s.running == 0 && (oldest == nil || s.lastUsed < oldest.lastUsed) {
+				oldestID, oldest = id, s
+			}
+		}
+		if oldest == nil {
+			l.mu.Unlock()
+			return false
+		}
+		delete(l.sessions, oldestID)
+		victim = oldest.session
+	}
+	l.starting++
+	l.mu.Unlock()
+	if victim != nil {
+		_ = victim.Close()
+	}
+	return true
+}
+
+// register follows the session the request created, if any, until it
+// ends (closed by the client, the idle timeout or eviction).
+func (l *sessionLimiter) register(id string) {
+	var session *mcp.ServerSession
+	if id != "" {
+		for ss := range l.server.Sessions() {
+			if ss.ID() == id {
+				session = ss
+				break
+			}
+		}
+	}
+	l.mu.Lock()
+	l.starting--
+	if session == nil { // initialization failed, and the SDK closed it
+		l.mu.Unlock()
+		return
+	}
+	l.clock++
+	l.sessions[id] = &liveSession{session: session, lastUsed: l.clock}
+	l.mu.Unlock()
+	go func() {
+		_ = session.Wait()
+		l.mu.Lock()
+		if s := l.sessions[id]; s != nil && s.session == session {
+			delete(l.sessions, id)
+		}
+		l.mu.Unlock()
+	}()
+}
