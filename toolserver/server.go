@@ -61,6 +61,9 @@ type Server struct {
 	clashMu  sync.Mutex
 	building bool
 	clashes  []error
+
+	// oauthFilter adds the middleware enforcing OAuth grants once.
+	oauthFilter sync.Once
 }
 
 // Option configures a [Server].
@@ -214,6 +217,9 @@ type HTTPOptions struct {
 	// balancer. Server-to-client requests and notifications other than a
 	// call's own progress are then unavailable.
 	Stateless bool
+	// OAuth, when set, also accepts OAuth access tokens, and serves only
+	// the meta-tools that their scopes allow (see [OAuthOptions]).
+	OAuth *OAuthOptions
 }
 
 // HTTPHandler returns a streamable HTTP handler serving the MCP endpoint;
@@ -221,8 +227,8 @@ type HTTPOptions struct {
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Stateless: opts.Stateless, Logger: s.logger})
-	if len(opts.BearerTokens) > 0 {
-		h = auth.RequireBearerToken(staticTokens(opts.BearerTokens), &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	if opts.Authenticated() {
+		h = s.requireToken(opts, h)
 	}
 	return h
 }

@@ -116,6 +116,8 @@ type HTTP struct {
 	// Stateless serves without sessions, for replicas behind a load
 	// balancer.
 	Stateless bool `yaml:"stateless"`
+	// OAuth, when set, also accepts OAuth access tokens.
+	OAuth *OAuth `yaml:"oauth"`
 }
 
 // Search configures tool search.
@@ -404,6 +406,9 @@ func (c *Config) Validate() error {
 		if g.Address == "" {
 			add("%s.address is missing", where)
 		}
+	}
+	if c.Server.HTTP.OAuth != nil {
+		c.Server.HTTP.OAuth.validate(add)
 	}
 	if len(p) == 0 {
 		return nil
