@@ -30,13 +30,6 @@ const (
 // a session.
 const sessionIDHeader = "Mcp-Session-Id"
 
-// HasAuthentication reports whether the options require clients to
-// authenticate, so that the endpoint may be served beyond the loopback
-// interface.
-func (o HTTPOptions) HasAuthentication() bool {
-	return len(o.BearerTokens) > 0
-}
-
 // withDefaults returns o with its zero limits replaced by the defaults.
 func (o HTTPOptions) withDefaults() HTTPOptions {
 	if o.SessionIdleTimeout == 0 {

@@ -68,6 +68,9 @@ type Server struct {
 	clashMu  sync.Mutex
 	building bool
 	clashes  []error
+
+	// oauthFilter adds the middleware enforcing OAuth grants once.
+	oauthFilter sync.Once
 }
 
 // Option configures a [Server].
@@ -268,6 +271,9 @@ type HTTPOptions struct {
 	// origin and loopback ones; requests with another Origin header get
 	// 403.
 	AllowedOrigins []string
+	// OAuth, when set, also accepts OAuth access tokens, and serves only
+	// the meta-tools that their scopes allow (see [OAuthOptions]).
+	OAuth *OAuthOptions
 }
 
 // HTTPHandler returns a streamable HTTP handler serving the MCP endpoint;
@@ -284,8 +290,8 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	if !opts.Stateless && opts.MaxSessions > 0 {
 		h = newSessionLimiter(h, s.mcp, opts.MaxSessions)
 	}
-	if len(opts.BearerTokens) > 0 {
-		h = auth.RequireBearerToken(staticTokens(opts.BearerTokens), &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	if opts.Authenticated() {
+		h = s.requireToken(opts, h)
 	}
 	h = limitBodyRead(h, opts.BodyReadTimeout)
 	return checkOrigin(h, opts.AllowedOrigins)

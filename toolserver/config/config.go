@@ -138,6 +138,8 @@ type HTTP struct {
 	// AllowedOrigins are the web origins, besides the server's own and
 	// loopback ones, whose pages may call the server from a browser.
 	AllowedOrigins []string `yaml:"allowedOrigins"`
+	// OAuth, when set, also accepts OAuth access tokens.
+	OAuth *OAuth `yaml:"oauth"`
 }
 
 // Search configures tool search.
@@ -489,6 +491,9 @@ func (c *Config) Validate() error {
 		if g.Address == "" {
 			add("%s.address is missing", where)
 		}
+	}
+	if c.Server.HTTP.OAuth != nil {
+		c.Server.HTTP.OAuth.validate(add)
 	}
 	if len(p) == 0 {
 		return nil

@@ -224,12 +224,22 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if t := os.Getenv("METATOOLS_TOKEN"); t != "" {
 		opts.BearerTokens = append(opts.BearerTokens, t)
 	}
-	return e.serveHTTP(ctx, *addr, srv.HTTPHandler(opts))
+	if cfg.Server.HTTP.OAuth != nil {
+		opts.OAuth = cfg.Server.HTTP.OAuth.Options()
+	}
+	return e.serveHTTP(ctx, *addr, srv.HTTPHandler(opts), opts.OAuth)
 }
 
-func (e *env) serveHTTP(ctx context.Context, addr string, h http.Handler) error {
+// serveHTTP serves h at /mcp, and the protected-resource metadata of
+// oauth, when set, at its well-known paths.
+func (e *env) serveHTTP(ctx context.Context, addr string, h http.Handler, oauth *toolserver.OAuthOptions) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
+	if oauth != nil {
+		for _, path := range oauth.MetadataPaths() {
+			mux.Handle(path, oauth.MetadataHandler())
+		}
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
