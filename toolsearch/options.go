@@ -45,13 +45,13 @@ func DefaultWeights() Weights {
 // all returns every field with its weight, in a fixed order.
 func (w Weights) all() []weightedField {
 	return []weightedField{
-		{nameField, w.Name},
-		{namespaceField, w.Namespace},
-		{tagsField, w.Tags},
-		{titleField, w.Title},
-		{descriptionField, w.Description},
-		{paramNamesField, w.ParamNames},
-		{paramDescriptionField, w.ParamDescriptions},
+		{name: nameField, weight: w.Name},
+		{name: namespaceField, weight: w.Namespace},
+		{name: tagsField, weight: w.Tags},
+		{name: titleField, weight: w.Title},
+		{name: descriptionField, weight: w.Description},
+		{name: paramNamesField, weight: w.ParamNames},
+		{name: paramDescriptionField, weight: w.ParamDescriptions},
 	}
 }
 
@@ -87,6 +87,33 @@ type Option func(*config)
 type config struct {
 	path    string
 	weights Weights
+	// lengthNorm is the BM25 b of the fields it names; the others have
+	// defaultB.
+	lengthNorm map[string]float64
+	// coverage scales a tool's score by the fraction of the query's
+	// terms it holds.
+	coverage bool
+	// stem stems words in the analysis chain.
+	stem bool
+}
+
+// defaultB is BM25's usual length normalisation.
+const defaultB = 0.75
+
+func defaultConfig() config {
+	return config{weights: DefaultWeights(), coverage: true, stem: true}
+}
+
+// fields returns the fields to search with their weights and b.
+func (c *config) fields() []weightedField {
+	fs := c.weights.fields()
+	for i := range fs {
+		fs[i].b = defaultB
+		if b, ok := c.lengthNorm[fs[i].name]; ok {
+			fs[i].b = b
+		}
+	}
+	return fs
 }
 
 // WithPath keeps the index on disk in the directory dir instead of in

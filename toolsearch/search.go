@@ -131,6 +131,9 @@ func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []string
 	if err := read(ctx, lists, acc); err != nil {
 		return nil, err
 	}
+	if !s.coverage {
+		found = 0
+	}
 	return acc.best(r, end, found, keep)
 }
 
@@ -164,7 +167,7 @@ func (s *Searcher) open(ctx context.Context, r index.IndexReader, n uint64, term
 			if err != nil {
 				return lists, found, err
 			}
-			lists[len(lists)-1].score = newBM25Scorer(f.weight, bm25IDF(n, df), avg)
+			lists[len(lists)-1].score = newBM25Scorer(f.weight, bm25IDF(n, df), avg, f.b)
 		}
 		if len(lists) > 0 && lists[len(lists)-1].term == bit {
 			found++
@@ -207,8 +210,8 @@ type bm25Scorer struct {
 
 // newBM25Scorer returns the scorer of a term of the given idf in a field
 // of the given weight and average length.
-func newBM25Scorer(weight, idf, avg float64) bm25Scorer {
-	k1, b := search.BM25_k1, search.BM25_b
+func newBM25Scorer(weight, idf, avg, b float64) bm25Scorer {
+	k1 := search.BM25_k1
 	return bm25Scorer{scale: weight * idf * k1, base: k1 * (1 - b), perUnit: k1 * b / avg}
 }
 
@@ -359,7 +362,7 @@ func (a *accumulator) doc(num uint64) *docScore {
 
 // best returns the first end documents by score, then by ID, among those
 // keep holds (all when keep is nil); terms is the number of query terms
-// that matched, which scales the scores.
+// that matched, which scales the scores (0 scales nothing).
 func (a *accumulator) best(r index.IndexReader, end, terms int, keep map[uint64]bool) ([]toolindex.Hit, error) {
 	top := topScores{limit: end}
 	for i := range a.docs {
@@ -368,7 +371,10 @@ func (a *accumulator) best(r index.IndexReader, end, terms int, keep map[uint64]
 			d.score = math.Inf(-1)
 			continue
 		}
-		d.score = d.sum * float64(bits.OnesCount64(d.terms)) / float64(terms)
+		d.score = d.sum
+		if terms > 0 {
+			d.score *= float64(bits.OnesCount64(d.terms)) / float64(terms)
+		}
 		top.offer(d.score)
 	}
 	threshold, full := top.min()

@@ -69,6 +69,7 @@ type Searcher struct {
 	idx      bleve.Index
 	analyzer analysis.Analyzer
 	fields   []weightedField
+	coverage bool // scale scores by the fraction of query terms matched
 
 	// mu guards closed: every operation holds it for reading, Close for
 	// writing, so that Close waits for the operations under way.
@@ -85,10 +86,12 @@ var (
 	_ io.Closer          = (*Searcher)(nil)
 )
 
-// weightedField is a searched field and its weight.
+// weightedField is a searched field, its weight and its BM25 length
+// normalisation b.
 type weightedField struct {
 	name   string
 	weight float64
+	b      float64
 }
 
 // New returns a Searcher with an empty in-memory index, or with the
@@ -98,7 +101,7 @@ type weightedField struct {
 // [errors.Unavailable] when the directory is in use by another Searcher.
 func New(opts ...Option) (*Searcher, error) {
 	const op = "toolsearch.New"
-	c := config{weights: DefaultWeights()}
+	c := defaultConfig()
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&c)
@@ -107,18 +110,18 @@ func New(opts ...Option) (*Searcher, error) {
 	if err := c.weights.validate(); err != nil {
 		return nil, opError(op, errors.InvalidArgument, "%w", err)
 	}
-	m, err := newMapping()
+	m, err := newMapping(c.stem)
 	if err != nil {
 		return nil, opError(op, errors.Internal, "index mapping: %w", err)
 	}
-	s := &Searcher{fields: c.weights.fields()}
+	s := &Searcher{fields: c.fields(), coverage: c.coverage}
 	if c.path == "" {
 		s.idx, err = bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
 		if err != nil {
 			return nil, opError(op, errors.Internal, "create in-memory index: %w", err)
 		}
 		s.segs = newSegments()
-	} else if s.idx, err = openDisk(c.path, m); err != nil {
+	} else if s.idx, err = openDisk(c.path, m, indexFormat(&c)); err != nil {
 		return nil, err
 	}
 	s.analyzer = s.idx.Mapping().AnalyzerNamed(textAnalyzerName)
@@ -376,12 +379,12 @@ func (s *Searcher) lockWrite(op string) (unlock func(), err error) {
 
 // openDisk opens the index in dir, creating it when dir is missing or
 // empty and recreating it when it has another format.
-func openDisk(dir string, m *mapping.IndexMappingImpl) (bleve.Index, error) {
+func openDisk(dir string, m *mapping.IndexMappingImpl, format string) (bleve.Index, error) {
 	const op = "toolsearch.New"
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0:
-		return createDisk(dir, m)
+		return createDisk(dir, m, format)
 	case err != nil:
 		return nil, opError(op, errors.InvalidArgument, "index directory: %w", err)
 	}
@@ -392,12 +395,12 @@ func openDisk(dir string, m *mapping.IndexMappingImpl) (bleve.Index, error) {
 		}
 		return nil, opError(op, errors.Unavailable, "open index %q (is another Searcher using it?): %w", dir, err)
 	}
-	format, err := idx.GetInternal(formatKey)
-	if err != nil || format == nil {
+	recorded, err := idx.GetInternal(formatKey)
+	if err != nil || recorded == nil {
 		_ = idx.Close()
 		return nil, opError(op, errors.InvalidArgument, "directory %q holds a bleve index that this package did not write", dir)
 	}
-	if string(format) == formatVersion {
+	if string(recorded) == format {
 		return idx, nil
 	}
 	if err := idx.Close(); err != nil {
@@ -406,14 +409,14 @@ func openDisk(dir string, m *mapping.IndexMappingImpl) (bleve.Index, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, opError(op, errors.Internal, "remove outdated index %q: %w", dir, err)
 	}
-	return createDisk(dir, m)
+	return createDisk(dir, m, format)
 }
 
 // boltTimeout bounds the wait for the lock on an on-disk index, so that a
 // directory already in use fails to open instead of blocking.
 const boltTimeout = "1s"
 
-func createDisk(dir string, m *mapping.IndexMappingImpl) (bleve.Index, error) {
+func createDisk(dir string, m *mapping.IndexMappingImpl, format string) (bleve.Index, error) {
 	const op = "toolsearch.New"
 	// bleve creates the directory itself and refuses one that exists.
 	if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -423,7 +426,7 @@ func createDisk(dir string, m *mapping.IndexMappingImpl) (bleve.Index, error) {
 	if err != nil {
 		return nil, opError(op, errors.InvalidArgument, "create index %q: %w", dir, err)
 	}
-	if err := idx.SetInternal(formatKey, []byte(formatVersion)); err != nil {
+	if err := idx.SetInternal(formatKey, []byte(format)); err != nil {
 		_ = idx.Close()
 		return nil, opError(op, errors.Internal, "record index format: %w", err)
 	}
