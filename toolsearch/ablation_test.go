@@ -39,11 +39,11 @@ func ablationConfigs() []struct {
 	name string
 	opts []Option
 } {
-	noParams := DefaultWeights()
-	noParams.ParamNames, noParams.ParamDescriptions = 0, 0
-	noParamDescriptions := DefaultWeights()
-	noParamDescriptions.ParamDescriptions = 0
-	flat := Weights{Name: 1, Namespace: 1, Tags: 1, Title: 1, Description: 1, ParamNames: 1, ParamDescriptions: 1}
+	withWeights := func(change func(*Weights)) Option {
+		w := DefaultWeights()
+		change(&w)
+		return WithWeights(w)
+	}
 	lengthNorm := func(b float64) Option {
 		return func(c *config) {
 			c.lengthNorm = map[string]float64{descriptionField: b, paramNamesField: b, paramDescriptionField: b}
@@ -54,10 +54,13 @@ func ablationConfigs() []struct {
 		opts []Option
 	}{
 		{name: "default"},
-		{name: "no-coverage", opts: []Option{func(c *config) { c.coverage = false }}},
-		{name: "no-params", opts: []Option{WithWeights(noParams)}},
-		{name: "no-param-descriptions", opts: []Option{WithWeights(noParamDescriptions)}},
-		{name: "flat-weights", opts: []Option{WithWeights(flat)}},
+		{name: "coverage-terms", opts: []Option{func(c *config) { c.coverage = coverageTerms }}},
+		{name: "coverage-idf", opts: []Option{func(c *config) { c.coverage = coverageIDF }}},
+		{name: "k1=1.2", opts: []Option{func(c *config) { c.k1 = 1.2 }}},
+		{name: "weights-of-bleve-bm25", opts: []Option{WithWeights(Weights{Name: 2, Namespace: 1, Tags: 2, Title: 2, Description: 1, ParamNames: 0.5, ParamDescriptions: 0.25})}},
+		{name: "flat-weights", opts: []Option{WithWeights(Weights{Name: 1, Namespace: 1, Tags: 1, Title: 1, Description: 1, ParamNames: 1, ParamDescriptions: 1})}},
+		{name: "no-params", opts: []Option{withWeights(func(w *Weights) { w.ParamNames, w.ParamDescriptions = 0, 0 })}},
+		{name: "no-param-descriptions", opts: []Option{withWeights(func(w *Weights) { w.ParamDescriptions = 0 })}},
 		{name: "long-fields-b=0.3", opts: []Option{lengthNorm(0.3)}},
 		{name: "long-fields-b=1", opts: []Option{lengthNorm(1)}},
 		{name: "no-stemming", opts: []Option{func(c *config) { c.stem = false }}},

@@ -6,10 +6,13 @@ import (
 )
 
 // Weights are the boosts of the fields a query is matched against. A
-// field's BM25 score is multiplied by its weight; a weight of 0 leaves the
-// field out of the search. The defaults ([DefaultWeights]) rank a word in
-// a tool's name above the same word in its title or tags, and those above
-// the description and parameters, which are long and say more in passing.
+// word's length-normalised count in a field is multiplied by the field's
+// weight before the fields' counts are added up and saturated (BM25F); a
+// weight of 0 leaves the field out of the search. The defaults
+// ([DefaultWeights]) rank a word in a tool's name above the same word in
+// its title or tags, and those above the description, and keep the
+// parameters' names and descriptions, which are long and say much in
+// passing, from outweighing them.
 type Weights struct {
 	// Name weighs the tool's name ("create_issue").
 	Name float64
@@ -32,13 +35,13 @@ type Weights struct {
 // otherwise with [WithWeights].
 func DefaultWeights() Weights {
 	return Weights{
-		Name:              2,
-		Namespace:         1,
-		Tags:              2,
-		Title:             2,
+		Name:              5,
+		Namespace:         2,
+		Tags:              3,
+		Title:             3,
 		Description:       1,
-		ParamNames:        0.5,
-		ParamDescriptions: 0.25,
+		ParamNames:        0.3,
+		ParamDescriptions: 0.1,
 	}
 }
 
@@ -90,18 +93,36 @@ type config struct {
 	// lengthNorm is the BM25 b of the fields it names; the others have
 	// defaultB.
 	lengthNorm map[string]float64
-	// coverage scales a tool's score by the fraction of the query's
-	// terms it holds.
-	coverage bool
+	// coverage says how a tool's score is scaled by how much of the
+	// query it holds.
+	coverage coverageMode
+	// k1 bounds what the repetitions of a term add to a score.
+	k1 float64
 	// stem stems words in the analysis chain.
 	stem bool
 }
+
+// coverageMode says how a tool's score is scaled by how much of the query
+// it holds.
+type coverageMode int
+
+const (
+	// coverageNone leaves scores as they are.
+	coverageNone coverageMode = iota
+	// coverageTerms scales by the fraction of the query's terms (those
+	// found in the index) the tool holds.
+	coverageTerms
+	// coverageIDF scales by the share of the query terms' idf the
+	// tool's terms carry: missing a rare word costs more than missing
+	// a common one.
+	coverageIDF
+)
 
 // defaultB is BM25's usual length normalisation.
 const defaultB = 0.75
 
 func defaultConfig() config {
-	return config{weights: DefaultWeights(), coverage: true, stem: true}
+	return config{weights: DefaultWeights(), coverage: coverageNone, k1: 2, stem: true}
 }
 
 // fields returns the fields to search with their weights and b.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
+	blevedoc "github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
@@ -30,10 +31,13 @@ var ErrClosed = errors.New("toolsearch: searcher is closed")
 // split into words, words are lower-cased and stemmed, English stop words
 // are dropped. A query is analysed the same way and never parsed as a
 // query language. A tool matches when any field contains any query word;
-// its score is the sum over the matched (word, field) pairs of the field's
-// BM25 score times the field's weight ([Weights]), scaled by the fraction
-// of the query words the tool contains. Hits come best first, ties in ID
-// order.
+// it is scored with BM25F: for each query word, its count in each field is
+// normalised by the field's length relative to the field's average length
+// and multiplied by the field's weight ([Weights]), and the sum over the
+// fields is saturated once, so that a word adds at most a bounded amount
+// however often a long description or parameter list repeats it. The
+// tool's score is the sum over the query words. Hits come best first,
+// ties in ID order.
 //
 // Incremental updates: Upsert and Remove apply one bleve batch each. A
 // tool whose indexed content has not changed is skipped (documents carry
@@ -53,6 +57,10 @@ var ErrClosed = errors.New("toolsearch: searcher is closed")
 // discarded and recreated empty. A directory is used by one Searcher at a
 // time.
 //
+// The average field lengths are kept up to date as tools change; an
+// on-disk index reads them back when it is opened, which reads every
+// posting of the index once.
+//
 // Cost model, for n indexed tools: a query costs a dictionary lookup per
 // (word, field) pair, then reads the postings of each pair once, scoring
 // every tool that contains a query word (it never visits the others),
@@ -69,16 +77,18 @@ type Searcher struct {
 	idx      bleve.Index
 	analyzer analysis.Analyzer
 	fields   []weightedField
-	coverage bool // scale scores by the fraction of query terms matched
+	coverage coverageMode
+	k1       float64
 
 	// mu guards closed: every operation holds it for reading, Close for
 	// writing, so that Close waits for the operations under way.
 	mu     sync.RWMutex
 	closed bool
 
-	// wmu serializes changes, and guards segs.
-	wmu  sync.Mutex
-	segs *segments // nil for an on-disk index
+	// wmu serializes changes, and guards segs and the lengths' changes.
+	wmu     sync.Mutex
+	segs    *segments // nil for an on-disk index
+	lengths *lengthBook
 }
 
 var (
@@ -114,7 +124,7 @@ func New(opts ...Option) (*Searcher, error) {
 	if err != nil {
 		return nil, opError(op, errors.Internal, "index mapping: %w", err)
 	}
-	s := &Searcher{fields: c.fields(), coverage: c.coverage}
+	s := &Searcher{fields: c.fields(), coverage: c.coverage, k1: c.k1, lengths: newLengthBook()}
 	if c.path == "" {
 		s.idx, err = bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
 		if err != nil {
@@ -123,6 +133,9 @@ func New(opts ...Option) (*Searcher, error) {
 		s.segs = newSegments()
 	} else if s.idx, err = openDisk(c.path, m, indexFormat(&c)); err != nil {
 		return nil, err
+	} else if err := s.loadLengths(); err != nil {
+		_ = s.idx.Close()
+		return nil, opError(op, errors.Internal, "read field lengths: %w", err)
 	}
 	s.analyzer = s.idx.Mapping().AnalyzerNamed(textAnalyzerName)
 	if s.analyzer == nil {
@@ -177,18 +190,43 @@ func (s *Searcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
 	return nil
 }
 
-// index indexes docs in one batch.
+// index indexes docs in one batch, and records their field lengths,
+// which bleve's analysis of the batch measures.
 func (s *Searcher) index(docs []*document) error {
 	b := s.idx.NewBatch()
-	for _, d := range docs {
-		if err := b.Index(d.id, d.fields()); err != nil {
+	mapped := make([]*blevedoc.Document, len(docs))
+	for i, d := range docs {
+		mapped[i] = blevedoc.NewDocument(d.id)
+		if err := s.idx.Mapping().MapDocument(mapped[i], d.fields()); err != nil {
+			return fmt.Errorf("index %q: %w", d.id, err)
+		}
+		if err := b.IndexAdvanced(mapped[i]); err != nil {
 			return fmt.Errorf("index %q: %w", d.id, err)
 		}
 	}
 	if err := s.idx.Batch(b); err != nil {
 		return fmt.Errorf("apply batch: %w", err)
 	}
+	for i, d := range docs {
+		s.lengths.set(d.id, analysedLengths(mapped[i]))
+	}
+	s.lengths.publish()
 	return nil
+}
+
+// loadLengths reads the field lengths of the documents of an index
+// reopened from disk.
+func (s *Searcher) loadLengths() error {
+	adv, err := s.idx.Advanced()
+	if err != nil {
+		return err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return s.lengths.load(context.Background(), r)
 }
 
 // changed returns the documents whose content differs from the indexed
@@ -272,6 +310,10 @@ func (s *Searcher) removeLocked(op string, ids []string) error {
 	if err := s.idx.Batch(b); err != nil {
 		return opError(op, errors.Internal, "apply batch: %w", err)
 	}
+	for _, id := range removed {
+		s.lengths.drop(id)
+	}
+	s.lengths.publish()
 	if s.segs != nil {
 		s.segs.removed(removed)
 		return s.compact(op)
