@@ -54,9 +54,11 @@ func ablationConfigs() []struct {
 		opts []Option
 	}{
 		{name: "default"},
+		{name: "fusion", opts: []Option{WithFusion(true)}},
+		{name: "fusion-bm25x3", opts: []Option{WithFusion(true), func(c *config) { c.fusionWeight = 3 }}},
 		{name: "coverage-terms", opts: []Option{func(c *config) { c.coverage = coverageTerms }}},
 		{name: "coverage-idf", opts: []Option{func(c *config) { c.coverage = coverageIDF }}},
-		{name: "k1=1.2", opts: []Option{func(c *config) { c.k1 = 1.2 }}},
+		{name: "k1=2", opts: []Option{func(c *config) { c.k1 = 2 }}},
 		{name: "weights-of-bleve-bm25", opts: []Option{WithWeights(Weights{Name: 2, Namespace: 1, Tags: 2, Title: 2, Description: 1, ParamNames: 0.5, ParamDescriptions: 0.25})}},
 		{name: "flat-weights", opts: []Option{WithWeights(Weights{Name: 1, Namespace: 1, Tags: 1, Title: 1, Description: 1, ParamNames: 1, ParamDescriptions: 1})}},
 		{name: "no-params", opts: []Option{withWeights(func(w *Weights) { w.ParamNames, w.ParamDescriptions = 0, 0 })}},

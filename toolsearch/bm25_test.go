@@ -74,7 +74,7 @@ func idfOf(n, df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
 // TestScoresAreBM25F checks the scores of queries against the BM25F
 // formula, with the true average length of each field.
 func TestScoresAreBM25F(t *testing.T) {
-	const weight, k1, b = 3.0, 2.0, 0.75
+	const weight, k1, b = 3.0, 1.2, 0.75
 	s, err := New(WithWeights(Weights{Description: weight}))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
@@ -143,7 +143,7 @@ func TestFieldsSaturateTogether(t *testing.T) {
 	// Words after analysis: names "fetch" and "other"; descriptions
 	// "fetch page web" and "someth els entir"; parameter descriptions
 	// "address fetch" and none.
-	const k1, b = 2.0, 0.75
+	const k1, b = 1.2, 0.75
 	idf := idfOf(2, 1)
 	name := fieldFreq{weight: 2, b: b, count: 1, length: 1, avg: 1}
 	desc := fieldFreq{weight: 1, b: b, count: 1, length: 3, avg: 3}

@@ -98,6 +98,11 @@ type config struct {
 	coverage coverageMode
 	// k1 bounds what the repetitions of a term add to a score.
 	k1 float64
+	// fusion fuses the BM25F ranking with toolindex's lexical one.
+	fusion bool
+	// fusionWeight is the weight of the BM25F ranking in the fusion,
+	// the lexical one's being 1.
+	fusionWeight float64
 	// stem stems words in the analysis chain.
 	stem bool
 }
@@ -122,7 +127,7 @@ const (
 const defaultB = 0.75
 
 func defaultConfig() config {
-	return config{weights: DefaultWeights(), coverage: coverageNone, k1: 2, stem: true}
+	return config{weights: DefaultWeights(), coverage: coverageNone, k1: 1.2, fusionWeight: 1, stem: true}
 }
 
 // fields returns the fields to search with their weights and b.
@@ -144,6 +149,22 @@ func (c *config) fields() []weightedField {
 // sync.
 func WithPath(dir string) Option {
 	return func(c *config) { c.path = dir }
+}
+
+// WithFusion says whether queries rank tools by reciprocal-rank fusion
+// of two rankings: this searcher's BM25F ranking and that of toolindex's
+// [toolindex.LexicalSearcher], which the Searcher then keeps in memory
+// beside the bleve index. The two weigh a tool's fields and normalise
+// their lengths differently (the lexical searcher scores a tool as one
+// bag of words, and leaves out parameter descriptions), so a tool both
+// rank well comes first. It costs a second index in memory, a lexical
+// search per query and deeper BM25F rankings (at least the first 50).
+//
+// An on-disk index keeps only the BM25F side on disk: the lexical side
+// holds the tools upserted since the Searcher was opened, so upsert the
+// whole catalogue after opening one, as [Searcher] advises anyway.
+func WithFusion(on bool) Option {
+	return func(c *config) { c.fusion = on }
 }
 
 // WithWeights sets the field weights; see [Weights].

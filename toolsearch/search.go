@@ -61,9 +61,20 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	if end < q.Offset { // overflow: every hit is before the end
 		end = math.MaxInt
 	}
-	hits, err := s.rank(ctx, r, terms, q.Namespace, end)
+	depth := end
+	if s.lexical != nil {
+		depth = max(end, fusionDepth)
+	}
+	hits, err := s.rank(ctx, r, terms, q.Namespace, depth)
 	if err != nil {
 		return nil, searchError(ctx, op, err)
+	}
+	if s.lexical != nil {
+		lexical, err := s.lexical.Search(ctx, toolindex.SearchQuery{Text: q.Text, Namespace: q.Namespace, Limit: depth})
+		if err != nil {
+			return nil, searchError(ctx, op, err)
+		}
+		hits = fuse(end, weightedRanking{hits: hits, weight: s.fusionWeight}, weightedRanking{hits: lexical, weight: 1})
 	}
 	return hits[min(q.Offset, len(hits)):], nil
 }

@@ -79,6 +79,10 @@ type Searcher struct {
 	fields   []weightedField
 	coverage coverageMode
 	k1       float64
+	lexical  *toolindex.LexicalSearcher // nil without fusion
+	// fusionWeight is the weight of the BM25F ranking in the fusion,
+	// the lexical one's being 1.
+	fusionWeight float64
 
 	// mu guards closed: every operation holds it for reading, Close for
 	// writing, so that Close waits for the operations under way.
@@ -124,7 +128,10 @@ func New(opts ...Option) (*Searcher, error) {
 	if err != nil {
 		return nil, opError(op, errors.Internal, "index mapping: %w", err)
 	}
-	s := &Searcher{fields: c.fields(), coverage: c.coverage, k1: c.k1, lengths: newLengthBook()}
+	s := &Searcher{fields: c.fields(), coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, lengths: newLengthBook()}
+	if c.fusion {
+		s.lexical = toolindex.NewLexicalSearcher()
+	}
 	if c.path == "" {
 		s.idx, err = bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
 		if err != nil {
@@ -173,6 +180,11 @@ func (s *Searcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
 		return err
 	}
 	defer unlock()
+	if s.lexical != nil {
+		if err := s.lexical.Upsert(ctx, tools); err != nil {
+			return opError(op, errors.CodeOf(err), "lexical index: %w", err)
+		}
+	}
 	changed, err := s.changed(docs)
 	if err != nil {
 		return opError(op, errors.Internal, "read indexed documents: %w", err)
@@ -295,6 +307,11 @@ func (s *Searcher) Remove(ctx context.Context, ids []string) error {
 // removeLocked deletes the documents with ids in one batch; the caller
 // holds the change lock.
 func (s *Searcher) removeLocked(op string, ids []string) error {
+	if s.lexical != nil {
+		if err := s.lexical.Remove(context.Background(), ids); err != nil {
+			return opError(op, errors.CodeOf(err), "lexical index: %w", err)
+		}
+	}
 	b := s.idx.NewBatch()
 	var removed []string
 	for _, id := range ids {
