@@ -36,18 +36,22 @@ func init() {
 
 // textAnalyzerConfig is the analyzer used for every text field and for
 // queries: identifier-aware words, English possessives dropped, lower
-// case, English stop words removed, Snowball (Porter2) stemming.
-func textAnalyzerConfig() map[string]any {
+// case, English stop words removed, Snowball (Porter2) stemming unless
+// stem is false.
+func textAnalyzerConfig(stem bool) map[string]any {
+	filters := []any{
+		en.PossessiveName,
+		lowercase.Name,
+		en.StopName,
+		extraStopFilterName,
+	}
+	if stem {
+		filters = append(filters, en.SnowballStemmerName)
+	}
 	return map[string]any{
-		"type":      custom.Name,
-		"tokenizer": identifierTokenizerName,
-		"token_filters": []any{
-			en.PossessiveName,
-			lowercase.Name,
-			en.StopName,
-			extraStopFilterName,
-			en.SnowballStemmerName,
-		},
+		"type":          custom.Name,
+		"tokenizer":     identifierTokenizerName,
+		"token_filters": filters,
 	}
 }
 

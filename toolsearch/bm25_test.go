@@ -9,7 +9,6 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search"
 	index "github.com/blevesearch/bleve_index_api"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -57,14 +56,25 @@ func TestIndexIsScorchWithBM25(t *testing.T) {
 	}
 }
 
-// TestScoresAreBM25 checks the scores of queries against the BM25
-// formula, on documents where BM25 and tf-idf disagree: under tf-idf a
-// word said once in a one-word field and four times in a four-word field
-// scores the same (sqrt(tf)/sqrt(length) = 1); BM25 saturates the term
-// frequency and ranks the short field first. The scores are also those
-// bleve's own BM25 search gives.
-func TestScoresAreBM25(t *testing.T) {
-	const weight = 3
+// bm25F is the score of one query term, per the formula of rank: the
+// frequencies of the fields, each weighted and normalised by its length
+// relative to the field's average, are added up and saturated once.
+func bm25F(idf, k1 float64, fields ...fieldFreq) float64 {
+	freq := 0.0
+	for _, f := range fields {
+		freq += f.weight * f.count / (1 - f.b + f.b*f.length/f.avg)
+	}
+	return idf * freq * (k1 + 1) / (k1 + freq)
+}
+
+type fieldFreq struct{ weight, b, count, length, avg float64 }
+
+func idfOf(n, df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
+
+// TestScoresAreBM25F checks the scores of queries against the BM25F
+// formula, with the true average length of each field.
+func TestScoresAreBM25F(t *testing.T) {
+	const weight, k1, b = 3.0, 1.2, 0.75
 	s, err := New(WithWeights(Weights{Description: weight}))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
@@ -78,49 +88,101 @@ func TestScoresAreBM25(t *testing.T) {
 	hits, err := s.Search(ctx, toolindex.SearchQuery{Text: "alpha", Limit: 10})
 	require.NoError(t, err)
 	require.Len(t, hits, 3)
-	assert.Equal(t, []string{"a", "b", "c"}, []string{hits[0].ID, hits[1].ID, hits[2].ID})
+	assert.Equal(t, []string{"b", "a", "c"}, []string{hits[0].ID, hits[1].ID, hits[2].ID})
 
-	// The expected scores, with bleve's statistics: the average field
-	// length is the field's distinct terms per document, rounded up, and
-	// the term frequency is the square root of the count.
-	adv, err := s.idx.Advanced()
-	require.NoError(t, err)
-	r, err := adv.Reader()
-	require.NoError(t, err)
-	defer r.Close()
-	card, err := r.(index.BM25Reader).FieldCardinality(descriptionField)
-	require.NoError(t, err)
-	const n, df = 4.0, 3.0
-	avg := math.Ceil(float64(card) / n)
-	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-	bm25 := func(count, length float64) float64 {
-		tf := math.Sqrt(count)
-		k1, b := search.BM25_k1, search.BM25_b
-		return idf * tf * k1 / (tf + k1*(1-b+b*length/avg))
+	avg := (1 + 4 + 4 + 1) / 4.0 // words per description
+	idf := idfOf(4, 3)
+	desc := func(count, length float64) fieldFreq {
+		return fieldFreq{weight: weight, b: b, count: count, length: length, avg: avg}
 	}
-	assert.InDelta(t, weight*bm25(1, 1), hits[0].Score, 1e-6)
-	assert.InDelta(t, weight*bm25(4, 4), hits[1].Score, 1e-6)
-	assert.InDelta(t, weight*bm25(1, 4), hits[2].Score, 1e-6)
-	assert.Greater(t, hits[0].Score, hits[1].Score, "term frequency must saturate")
+	assert.InDelta(t, bm25F(idf, k1, desc(4, 4)), hits[0].Score, 1e-9)
+	assert.InDelta(t, bm25F(idf, k1, desc(1, 1)), hits[1].Score, 1e-9)
+	assert.InDelta(t, bm25F(idf, k1, desc(1, 4)), hits[2].Score, 1e-9)
+	assert.Less(t, hits[0].Score, idf*(k1+1), "term frequency saturates")
 
-	// bleve's BM25 search of the term alone scores each tool the same,
-	// but for the weight.
-	q := bleve.NewTermQuery("alpha")
-	q.SetField(descriptionField)
-	res, err := s.idx.Search(bleve.NewSearchRequest(q))
-	require.NoError(t, err)
-	require.Len(t, res.Hits, 3)
-	for _, h := range res.Hits {
-		i := slices.IndexFunc(hits, func(hit toolindex.Hit) bool { return hit.ID == h.ID })
-		require.GreaterOrEqual(t, i, 0, h.ID)
-		assert.InDelta(t, weight*h.Score, hits[i].Score, 1e-6, h.ID)
-	}
-
-	// A tool holding one of two query words gets half its score.
+	// Without coverage, a tool holding one of two query words scores
+	// that word alone.
 	hits, err = s.Search(ctx, toolindex.SearchQuery{Text: "alpha omega", Limit: 10})
 	require.NoError(t, err)
 	require.Len(t, hits, 4)
-	i := slices.IndexFunc(hits, func(hit toolindex.Hit) bool { return hit.ID == "a" })
+	i := slices.IndexFunc(hits, func(hit toolindex.Hit) bool { return hit.ID == "d" })
 	require.GreaterOrEqual(t, i, 0)
-	assert.InDelta(t, weight*bm25(1, 1)/2, hits[i].Score, 1e-6)
+	assert.InDelta(t, bm25F(idfOf(4, 1), k1, desc(1, 1)), hits[i].Score, 1e-9)
+
+	// The averages follow the catalogue: without b, the longest
+	// description, 4 words, is left, and the idf changes with it.
+	require.NoError(t, s.Remove(ctx, []string{"a", "d"}))
+	hits, err = s.Search(ctx, toolindex.SearchQuery{Text: "alpha", Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, hits, 2)
+	avg = 4
+	idf = idfOf(2, 2)
+	assert.InDelta(t, bm25F(idf, k1, desc(4, 4)), hits[0].Score, 1e-9)
+	assert.InDelta(t, bm25F(idf, k1, desc(1, 4)), hits[1].Score, 1e-9)
+}
+
+// TestFieldsSaturateTogether checks that a term's frequencies in several
+// fields are added before saturation, so that text repeated across fields
+// adds less than the sum of its per-field scores, and that each field is
+// normalised by its own average length.
+func TestFieldsSaturateTogether(t *testing.T) {
+	w := Weights{Name: 2, Description: 1, ParamDescriptions: 0.5}
+	s, err := New(WithWeights(w))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	ctx := context.Background()
+	withParam := tool("", "fetch", "fetch a page of the web")
+	withParam.InputSchema = map[string]any{"type": "object", "properties": map[string]any{
+		"url": map[string]any{"type": "string", "description": "the address to fetch"},
+	}}
+	require.NoError(t, s.Upsert(ctx, []toolmodel.Tool{withParam, tool("", "other", "something else entirely")}))
+	hits, err := s.Search(ctx, toolindex.SearchQuery{Text: "fetch", Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, hits, 1)
+
+	// Words after analysis: names "fetch" and "other"; descriptions
+	// "fetch page web" and "someth els entir"; parameter descriptions
+	// "address fetch" and none.
+	const k1, b = 1.2, 0.75
+	idf := idfOf(2, 1)
+	name := fieldFreq{weight: 2, b: b, count: 1, length: 1, avg: 1}
+	desc := fieldFreq{weight: 1, b: b, count: 1, length: 3, avg: 3}
+	param := fieldFreq{weight: 0.5, b: b, count: 1, length: 2, avg: 1}
+	want := bm25F(idf, k1, name, desc, param)
+	assert.InDelta(t, want, hits[0].Score, 1e-9)
+	assert.Less(t, want, bm25F(idf, k1, name)+bm25F(idf, k1, desc)+bm25F(idf, k1, param))
+}
+
+// TestLengthsSurviveReopening checks that an index reopened from disk
+// scores as it did before it was closed: the field lengths it normalises
+// with are read back from the index.
+func TestLengthsSurviveReopening(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	tools := []toolmodel.Tool{
+		tool("fs", "read_file", "Read the complete contents of a file from the file system."),
+		tool("fs", "write_file", "Create a new file or overwrite an existing one."),
+		tool("git", "git_log", "Show the commit log of a repository."),
+		tool("web", "fetch", "Fetch a URL and return its content as markdown."),
+	}
+	query := toolindex.SearchQuery{Text: "read a file's content", Limit: 10}
+
+	s, err := New(WithPath(dir))
+	require.NoError(t, err)
+	require.NoError(t, s.Upsert(ctx, tools))
+	require.NoError(t, s.Remove(ctx, []string{"git:git_log"}))
+	before, err := s.Search(ctx, query)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+
+	s, err = New(WithPath(dir))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	after, err := s.Search(ctx, query)
+	require.NoError(t, err)
+	require.Len(t, after, len(before))
+	for i := range before {
+		assert.Equal(t, before[i].ID, after[i].ID)
+		assert.InDelta(t, before[i].Score, after[i].Score, 1e-9, before[i].ID)
+	}
 }

@@ -21,6 +21,11 @@ func TestSearcherConformance(t *testing.T) {
 			return newSearcher(t, toolsearch.WithPath(t.TempDir()))
 		})
 	})
+	t.Run("Fusion", func(t *testing.T) {
+		toolindextest.RunSearcherConformance(t, func(t *testing.T) toolindex.Searcher {
+			return newSearcher(t, toolsearch.WithFusion(true))
+		})
+	})
 }
 
 // newSearcher returns a Searcher closed at the end of the test.

@@ -62,8 +62,8 @@ func Example() {
 	}
 	// Output:
 	// github:create_issue
-	// github:list_issues
 	// jira:createTicket
+	// github:list_issues
 }
 
 // The Searcher used on its own, with the namespace filter.

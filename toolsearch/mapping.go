@@ -13,6 +13,15 @@ import (
 // analysis. Change it whenever any of those change.
 const formatVersion = "toolsearch/1"
 
+// indexFormat is the format an index of configuration c records: the
+// analysis chain depends on whether words are stemmed.
+func indexFormat(c *config) string {
+	if !c.stem {
+		return formatVersion + "+unstemmed"
+	}
+	return formatVersion
+}
+
 // formatKey is the internal key under which an index records its format.
 var formatKey = []byte("metatools.toolsearch.format")
 
@@ -20,7 +29,7 @@ var formatKey = []byte("metatools.toolsearch.format")
 // analysed with the identifier-aware analyzer, the namespace as a keyword
 // for filtering and the content hash stored but not indexed. Nothing else
 // is stored, and nothing is indexed dynamically.
-func newMapping() (*mapping.IndexMappingImpl, error) {
+func newMapping(stem bool) (*mapping.IndexMappingImpl, error) {
 	m := bleve.NewIndexMapping()
 	m.ScoringModel = index.BM25Scoring
 	stopMap, stopFilter := textAnalysisConfigs()
@@ -30,7 +39,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	if err := m.AddCustomTokenFilter(extraStopFilterName, stopFilter); err != nil {
 		return nil, err
 	}
-	if err := m.AddCustomAnalyzer(textAnalyzerName, textAnalyzerConfig()); err != nil {
+	if err := m.AddCustomAnalyzer(textAnalyzerName, textAnalyzerConfig(stem)); err != nil {
 		return nil, err
 	}
 	m.DefaultAnalyzer = textAnalyzerName

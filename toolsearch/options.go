@@ -6,10 +6,13 @@ import (
 )
 
 // Weights are the boosts of the fields a query is matched against. A
-// field's BM25 score is multiplied by its weight; a weight of 0 leaves the
-// field out of the search. The defaults ([DefaultWeights]) rank a word in
-// a tool's name above the same word in its title or tags, and those above
-// the description and parameters, which are long and say more in passing.
+// word's length-normalised count in a field is multiplied by the field's
+// weight before the fields' counts are added up and saturated (BM25F); a
+// weight of 0 leaves the field out of the search. The defaults
+// ([DefaultWeights]) rank a word in a tool's name above the same word in
+// its title or tags, and those above the description, and keep the
+// parameters' names and descriptions, which are long and say much in
+// passing, from outweighing them.
 type Weights struct {
 	// Name weighs the tool's name ("create_issue").
 	Name float64
@@ -32,26 +35,26 @@ type Weights struct {
 // otherwise with [WithWeights].
 func DefaultWeights() Weights {
 	return Weights{
-		Name:              2,
-		Namespace:         1,
-		Tags:              2,
-		Title:             2,
+		Name:              5,
+		Namespace:         2,
+		Tags:              3,
+		Title:             3,
 		Description:       1,
-		ParamNames:        0.5,
-		ParamDescriptions: 0.25,
+		ParamNames:        0.3,
+		ParamDescriptions: 0.1,
 	}
 }
 
 // all returns every field with its weight, in a fixed order.
 func (w Weights) all() []weightedField {
 	return []weightedField{
-		{nameField, w.Name},
-		{namespaceField, w.Namespace},
-		{tagsField, w.Tags},
-		{titleField, w.Title},
-		{descriptionField, w.Description},
-		{paramNamesField, w.ParamNames},
-		{paramDescriptionField, w.ParamDescriptions},
+		{name: nameField, weight: w.Name},
+		{name: namespaceField, weight: w.Namespace},
+		{name: tagsField, weight: w.Tags},
+		{name: titleField, weight: w.Title},
+		{name: descriptionField, weight: w.Description},
+		{name: paramNamesField, weight: w.ParamNames},
+		{name: paramDescriptionField, weight: w.ParamDescriptions},
 	}
 }
 
@@ -87,6 +90,56 @@ type Option func(*config)
 type config struct {
 	path    string
 	weights Weights
+	// lengthNorm is the BM25 b of the fields it names; the others have
+	// defaultB.
+	lengthNorm map[string]float64
+	// coverage says how a tool's score is scaled by how much of the
+	// query it holds.
+	coverage coverageMode
+	// k1 bounds what the repetitions of a term add to a score.
+	k1 float64
+	// fusion fuses the BM25F ranking with toolindex's lexical one.
+	fusion bool
+	// fusionWeight is the weight of the BM25F ranking in the fusion,
+	// the lexical one's being 1.
+	fusionWeight float64
+	// stem stems words in the analysis chain.
+	stem bool
+}
+
+// coverageMode says how a tool's score is scaled by how much of the query
+// it holds.
+type coverageMode int
+
+const (
+	// coverageNone leaves scores as they are.
+	coverageNone coverageMode = iota
+	// coverageTerms scales by the fraction of the query's terms (those
+	// found in the index) the tool holds.
+	coverageTerms
+	// coverageIDF scales by the share of the query terms' idf the
+	// tool's terms carry: missing a rare word costs more than missing
+	// a common one.
+	coverageIDF
+)
+
+// defaultB is BM25's usual length normalisation.
+const defaultB = 0.75
+
+func defaultConfig() config {
+	return config{weights: DefaultWeights(), coverage: coverageNone, k1: 1.2, fusionWeight: 1, stem: true}
+}
+
+// fields returns the fields to search with their weights and b.
+func (c *config) fields() []weightedField {
+	fs := c.weights.fields()
+	for i := range fs {
+		fs[i].b = defaultB
+		if b, ok := c.lengthNorm[fs[i].name]; ok {
+			fs[i].b = b
+		}
+	}
+	return fs
 }
 
 // WithPath keeps the index on disk in the directory dir instead of in
@@ -96,6 +149,22 @@ type config struct {
 // sync.
 func WithPath(dir string) Option {
 	return func(c *config) { c.path = dir }
+}
+
+// WithFusion says whether queries rank tools by reciprocal-rank fusion
+// of two rankings: this searcher's BM25F ranking and that of toolindex's
+// [toolindex.LexicalSearcher], which the Searcher then keeps in memory
+// beside the bleve index. The two weigh a tool's fields and normalise
+// their lengths differently (the lexical searcher scores a tool as one
+// bag of words, and leaves out parameter descriptions), so a tool both
+// rank well comes first. It costs a second index in memory, a lexical
+// search per query and deeper BM25F rankings (at least the first 50).
+//
+// An on-disk index keeps only the BM25F side on disk: the lexical side
+// holds the tools upserted since the Searcher was opened, so upsert the
+// whole catalogue after opening one, as [Searcher] advises anyway.
+func WithFusion(on bool) Option {
+	return func(c *config) { c.fusion = on }
 }
 
 // WithWeights sets the field weights; see [Weights].

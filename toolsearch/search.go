@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/blevesearch/bleve/v2/search"
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/metatools-go/metatools/errors"
@@ -62,9 +61,20 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	if end < q.Offset { // overflow: every hit is before the end
 		end = math.MaxInt
 	}
-	hits, err := s.rank(ctx, r, terms, q.Namespace, end)
+	depth := end
+	if s.lexical != nil {
+		depth = max(end, fusionDepth)
+	}
+	hits, err := s.rank(ctx, r, terms, q.Namespace, depth)
 	if err != nil {
 		return nil, searchError(ctx, op, err)
+	}
+	if s.lexical != nil {
+		lexical, err := s.lexical.Search(ctx, toolindex.SearchQuery{Text: q.Text, Namespace: q.Namespace, Limit: depth})
+		if err != nil {
+			return nil, searchError(ctx, op, err)
+		}
+		hits = fuse(end, weightedRanking{hits: hits, weight: s.fusionWeight}, weightedRanking{hits: lexical, weight: 1})
 	}
 	return hits[min(q.Offset, len(hits)):], nil
 }
@@ -92,14 +102,22 @@ func (s *Searcher) queryTerms(text string) []string {
 // rank returns the first end hits of the query made of terms, in the
 // namespace when it is not empty, in score then ID order.
 //
-// A tool's score is the sum, over the (term, field) pairs it contains, of
-// the field's weight times the pair's BM25 score, scaled by the fraction
-// of the query's terms it contains. BM25 is bleve's, with bleve's
-// statistics: the term frequency is the square root of the count, the
-// field length comes from the posting's norm, and the average field
-// length is the field's cardinality per document, rounded up.
+// Scores are BM25F: each term's frequency in a field is normalised by the
+// field's length relative to its average (with the field's own b),
+// weighted by the field's weight, and the sums over the fields are
+// saturated once per term, so that a term repeated across many fields or
+// in a long field adds at most its idf, however long the tool's text:
 //
-// Each pair's postings are read once and the scores added up by
+//	tf'  = Σ_field weight × count / (1 - b + b × length / average length)
+//	term = idf × tf' × (k1 + 1) / (k1 + tf')
+//
+// The idf counts the documents holding the term in any searched field.
+// A tool's score is the sum of its terms' scores, scaled, when coverage
+// is on, by the share of the query's idf that its terms carry: a tool
+// holding the rare words of a query outranks one holding its common
+// words, however many times it repeats them.
+//
+// Each pair's postings are read once and the frequencies added up by
 // document; the cost is O(postings) for the reading plus O(matches × log
 // end) to find the best, then an ID lookup for each hit returned (and for
 // those that tie with the last one).
@@ -117,7 +135,7 @@ func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []string
 			return []toolindex.Hit{}, nil
 		}
 	}
-	lists, found, err := s.open(ctx, r, n, terms)
+	lists, err := s.open(ctx, r, terms)
 	defer func() {
 		for _, l := range lists {
 			_ = l.tfr.Close()
@@ -128,130 +146,130 @@ func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []string
 	}
 	acc := accumulators.Get().(*accumulator)
 	defer release(acc)
-	if err := read(ctx, lists, acc); err != nil {
+	found, err := read(ctx, lists, n, s.k1, acc)
+	if err != nil {
 		return nil, err
 	}
-	return acc.best(r, end, found, keep)
+	return acc.best(r, end, s.coverage, found, keep)
 }
 
-// postingList is the postings of a query term in a field, with their
-// scorer.
+// postingList is the postings of a query term in a field, with the
+// field's weight and length normalisation.
 type postingList struct {
-	tfr   index.TermFieldReader
-	term  uint64 // the term's bit: 1 << its number among the terms found
-	score bm25Scorer
+	tfr  index.TermFieldReader
+	term int // the term's number among the query's terms
+	norm fieldNorm
 }
 
-// open opens the posting lists of the terms in the searched fields, and
-// returns them with the number of terms found in some field; the caller
-// closes the lists, even on error.
-func (s *Searcher) open(ctx context.Context, r index.IndexReader, n uint64, terms []string) (lists []postingList, found int, err error) {
-	lengths := averageLengths{r: r, n: n, avg: map[string]float64{}}
-	for _, term := range terms {
-		bit := uint64(1) << found
+// open opens the posting lists of the terms in the searched fields, in
+// term order; the caller closes the lists, even on error.
+func (s *Searcher) open(ctx context.Context, r index.IndexReader, terms []string) (lists []postingList, err error) {
+	stats := s.lengths.current()
+	for i, term := range terms {
 		for _, f := range s.fields {
 			tfr, err := r.TermFieldReader(ctx, []byte(term), f.name, true, true, false)
 			if err != nil {
-				return lists, found, err
+				return lists, err
 			}
-			df := tfr.Count()
-			if df == 0 {
+			if tfr.Count() == 0 {
 				_ = tfr.Close()
 				continue
 			}
-			lists = append(lists, postingList{tfr: tfr, term: bit})
-			avg, err := lengths.of(f.name)
-			if err != nil {
-				return lists, found, err
-			}
-			lists[len(lists)-1].score = newBM25Scorer(f.weight, bm25IDF(n, df), avg)
-		}
-		if len(lists) > 0 && lists[len(lists)-1].term == bit {
-			found++
+			lists = append(lists, postingList{tfr: tfr, term: i, norm: newFieldNorm(f, stats.average(textFieldIndex(f.name)))})
 		}
 	}
-	return lists, found, nil
+	return lists, nil
 }
 
-// read adds up the scores of the postings of lists in acc.
-func read(ctx context.Context, lists []postingList, acc *accumulator) error {
+// read scores the postings of lists, which come in term order, into acc,
+// for an index of n documents with saturation k1, and returns the number of terms found
+// and the sum of their idf.
+func read(ctx context.Context, lists []postingList, n uint64, k1 float64, acc *accumulator) (found queryMass, err error) {
 	var tfd index.TermFieldDoc
-	for _, l := range lists {
-		err := postings(ctx, l.tfr, &tfd, func(d *index.TermFieldDoc) error {
-			num, err := docNum(d.ID)
+	for start := 0; start < len(lists); {
+		term := lists[start].term
+		bit := uint64(1) << term
+		acc.termDocs = acc.termDocs[:0]
+		i := start
+		for ; i < len(lists) && lists[i].term == term; i++ {
+			l := &lists[i]
+			err := postings(ctx, l.tfr, &tfd, func(d *index.TermFieldDoc) error {
+				num, err := docNum(d.ID)
+				if err != nil {
+					return err
+				}
+				acc.addFrequency(num, bit, l.norm.frequency(d.Freq, d.Norm))
+				return nil
+			})
 			if err != nil {
-				return err
+				return found, err
 			}
-			acc.add(num, l.term, l.score.score(d.Freq, d.Norm))
-			return nil
-		})
-		if err != nil {
-			return err
+		}
+		start = i
+		idf := bm25IDF(n, uint64(len(acc.termDocs)))
+		found.terms++
+		found.idf += idf
+		for _, j := range acc.termDocs {
+			d := &acc.docs[j]
+			d.sum += saturate(idf, d.freq, k1)
+			d.covered += idf
+			d.freq = 0
 		}
 	}
-	return nil
+	return found, nil
 }
 
-// bm25Scorer scores a term in a field as bleve's BM25 does, times the
-// field's weight:
+// queryMass is how much of a query the index holds: the number of its
+// terms found, and the sum of their idf.
+type queryMass struct {
+	terms int
+	idf   float64
+}
+
+
+// fieldNorm turns a term's count in a field into its weighted,
+// length-normalised frequency:
 //
-//	weight × idf × tf × k1 / (tf + k1 × (1 - b + b × length / avg))
+//	weight × count / (1 - b + b × length / average length)
 //
 // with the constant parts worked out once per (term, field) pair, since
 // it runs for every posting.
-type bm25Scorer struct {
-	scale   float64 // weight × idf × k1
-	base    float64 // k1 × (1 - b)
-	perUnit float64 // k1 × b / avg, per unit of field length
+type fieldNorm struct {
+	weight  float64
+	base    float64 // 1 - b
+	perUnit float64 // b / average length, per unit of field length
 }
 
-// newBM25Scorer returns the scorer of a term of the given idf in a field
-// of the given weight and average length.
-func newBM25Scorer(weight, idf, avg float64) bm25Scorer {
-	k1, b := search.BM25_k1, search.BM25_b
-	return bm25Scorer{scale: weight * idf * k1, base: k1 * (1 - b), perUnit: k1 * b / avg}
+func newFieldNorm(f weightedField, avg float64) fieldNorm {
+	return fieldNorm{weight: f.weight, base: 1 - f.b, perUnit: f.b / avg}
 }
 
-// score scores a posting: the term's count in the field, and the field's
-// norm, 1/sqrt(length).
-func (s bm25Scorer) score(freq uint64, norm float64) float64 {
-	tf := 1.0
-	if freq != 1 {
-		tf = math.Sqrt(float64(freq))
+// frequency normalises a posting: the term's count in the field, and the
+// field's norm, 1/sqrt(length), as bleve records it.
+func (f fieldNorm) frequency(count uint64, norm float64) float64 {
+	return f.weight * float64(count) / (f.base + f.perUnit*fieldLength(norm))
+}
+
+// fieldLength recovers a field's length, in words, from its norm,
+// 1/sqrt(length), which bleve keeps as a float32: rounding undoes the
+// loss of precision.
+func fieldLength(norm float64) float64 {
+	if norm <= 0 {
+		return 1
 	}
-	return s.scale * tf / (tf + s.base + s.perUnit/(norm*norm))
+	return math.Round(1 / (norm * norm))
 }
 
-// bm25IDF is the idf of a term found in df of n documents, as bleve's
-// BM25 scorer computes it; it is positive whenever df <= n.
+// saturate is the BM25 score of a term of the given idf and normalised
+// frequency.
+func saturate(idf, freq, k1 float64) float64 {
+	return idf * freq * (k1 + 1) / (k1 + freq)
+}
+
+// bm25IDF is the idf of a term found in df of n documents, as BM25
+// computes it (Lucene's variant, which is never negative).
 func bm25IDF(n, df uint64) float64 {
 	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-}
-
-// averageLengths computes the average length of each field once per
-// query, as bleve does for BM25.
-type averageLengths struct {
-	r   index.IndexReader
-	n   uint64
-	avg map[string]float64
-}
-
-func (a averageLengths) of(field string) (float64, error) {
-	if v, ok := a.avg[field]; ok {
-		return v, nil
-	}
-	br, ok := a.r.(index.BM25Reader)
-	if !ok {
-		return 0, errors.New("the index reader has no BM25 statistics")
-	}
-	card, err := br.FieldCardinality(field)
-	if err != nil {
-		return 0, err
-	}
-	// A field holding the term has a cardinality of at least one.
-	v := max(1, math.Ceil(float64(card)/float64(a.n)))
-	a.avg[field] = v
-	return v, nil
 }
 
 // ctxCheckEvery is how many postings are read between two checks of the
@@ -314,15 +332,18 @@ func docNum(id index.IndexInternalID) (uint64, error) {
 // once, and reset clears only the entries a query touched, so that a
 // query costs O(matches), not O(catalogue).
 type accumulator struct {
-	slot []int32 // by document number: 1 + the position in docs, or 0
-	docs []docScore
+	slot     []int32 // by document number: 1 + the position in docs, or 0
+	docs     []docScore
+	termDocs []int32 // the positions in docs of the documents holding the term being read
 }
 
 type docScore struct {
-	num   uint64
-	sum   float64
-	terms uint64 // the bits of the query terms the document holds
-	score float64
+	num     uint64
+	sum     float64
+	freq    float64 // the normalised frequency of the term being read
+	terms   uint64  // the bits of the query terms the document holds
+	covered float64 // the sum of their idf
+	score   float64
 }
 
 var accumulators = sync.Pool{New: func() any { return new(accumulator) }}
@@ -336,15 +357,21 @@ func release(a *accumulator) {
 	accumulators.Put(a)
 }
 
-// add adds score to document num for the term of bit term.
-func (a *accumulator) add(num uint64, term uint64, score float64) {
-	d := a.doc(num)
-	d.sum += score
-	d.terms |= term
+// addFrequency adds freq to the frequency of the term of bit term in
+// document num, and notes that the document holds the term.
+func (a *accumulator) addFrequency(num uint64, term uint64, freq float64) {
+	i := a.doc(num)
+	d := &a.docs[i]
+	if d.terms&term == 0 {
+		d.terms |= term
+		a.termDocs = append(a.termDocs, i)
+	}
+	d.freq += freq
 }
 
-// doc returns the entry of document num, adding it when there is none.
-func (a *accumulator) doc(num uint64) *docScore {
+// doc returns the position in docs of document num, adding it when there
+// is none.
+func (a *accumulator) doc(num uint64) int32 {
 	if num >= uint64(len(a.slot)) {
 		a.slot = append(a.slot, make([]int32, num+1-uint64(len(a.slot))+uint64(len(a.slot)/2))...)
 	}
@@ -354,13 +381,13 @@ func (a *accumulator) doc(num uint64) *docScore {
 		i = int32(len(a.docs))
 		a.slot[num] = i
 	}
-	return &a.docs[i-1]
+	return i - 1
 }
 
 // best returns the first end documents by score, then by ID, among those
-// keep holds (all when keep is nil); terms is the number of query terms
-// that matched, which scales the scores.
-func (a *accumulator) best(r index.IndexReader, end, terms int, keep map[uint64]bool) ([]toolindex.Hit, error) {
+// keep holds (all when keep is nil); each score is scaled as coverage
+// says by the share of the query found that the document holds.
+func (a *accumulator) best(r index.IndexReader, end int, coverage coverageMode, found queryMass, keep map[uint64]bool) ([]toolindex.Hit, error) {
 	top := topScores{limit: end}
 	for i := range a.docs {
 		d := &a.docs[i]
@@ -368,7 +395,13 @@ func (a *accumulator) best(r index.IndexReader, end, terms int, keep map[uint64]
 			d.score = math.Inf(-1)
 			continue
 		}
-		d.score = d.sum * float64(bits.OnesCount64(d.terms)) / float64(terms)
+		d.score = d.sum
+		switch {
+		case coverage == coverageTerms && found.terms > 0:
+			d.score *= float64(bits.OnesCount64(d.terms)) / float64(found.terms)
+		case coverage == coverageIDF && found.idf > 0:
+			d.score *= d.covered / found.idf
+		}
 		top.offer(d.score)
 	}
 	threshold, full := top.min()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
+	blevedoc "github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
@@ -30,10 +31,13 @@ var ErrClosed = errors.New("toolsearch: searcher is closed")
 // split into words, words are lower-cased and stemmed, English stop words
 // are dropped. A query is analysed the same way and never parsed as a
 // query language. A tool matches when any field contains any query word;
-// its score is the sum over the matched (word, field) pairs of the field's
-// BM25 score times the field's weight ([Weights]), scaled by the fraction
-// of the query words the tool contains. Hits come best first, ties in ID
-// order.
+// it is scored with BM25F: for each query word, its count in each field is
+// normalised by the field's length relative to the field's average length
+// and multiplied by the field's weight ([Weights]), and the sum over the
+// fields is saturated once, so that a word adds at most a bounded amount
+// however often a long description or parameter list repeats it. The
+// tool's score is the sum over the query words. Hits come best first,
+// ties in ID order.
 //
 // Incremental updates: Upsert and Remove apply one bleve batch each. A
 // tool whose indexed content has not changed is skipped (documents carry
@@ -53,6 +57,10 @@ var ErrClosed = errors.New("toolsearch: searcher is closed")
 // discarded and recreated empty. A directory is used by one Searcher at a
 // time.
 //
+// The average field lengths are kept up to date as tools change; an
+// on-disk index reads them back when it is opened, which reads every
+// posting of the index once.
+//
 // Cost model, for n indexed tools: a query costs a dictionary lookup per
 // (word, field) pair, then reads the postings of each pair once, scoring
 // every tool that contains a query word (it never visits the others),
@@ -69,15 +77,22 @@ type Searcher struct {
 	idx      bleve.Index
 	analyzer analysis.Analyzer
 	fields   []weightedField
+	coverage coverageMode
+	k1       float64
+	lexical  *toolindex.LexicalSearcher // nil without fusion
+	// fusionWeight is the weight of the BM25F ranking in the fusion,
+	// the lexical one's being 1.
+	fusionWeight float64
 
 	// mu guards closed: every operation holds it for reading, Close for
 	// writing, so that Close waits for the operations under way.
 	mu     sync.RWMutex
 	closed bool
 
-	// wmu serializes changes, and guards segs.
-	wmu  sync.Mutex
-	segs *segments // nil for an on-disk index
+	// wmu serializes changes, and guards segs and the lengths' changes.
+	wmu     sync.Mutex
+	segs    *segments // nil for an on-disk index
+	lengths *lengthBook
 }
 
 var (
@@ -85,10 +100,12 @@ var (
 	_ io.Closer          = (*Searcher)(nil)
 )
 
-// weightedField is a searched field and its weight.
+// weightedField is a searched field, its weight and its BM25 length
+// normalisation b.
 type weightedField struct {
 	name   string
 	weight float64
+	b      float64
 }
 
 // New returns a Searcher with an empty in-memory index, or with the
@@ -98,7 +115,7 @@ type weightedField struct {
 // [errors.Unavailable] when the directory is in use by another Searcher.
 func New(opts ...Option) (*Searcher, error) {
 	const op = "toolsearch.New"
-	c := config{weights: DefaultWeights()}
+	c := defaultConfig()
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&c)
@@ -107,19 +124,25 @@ func New(opts ...Option) (*Searcher, error) {
 	if err := c.weights.validate(); err != nil {
 		return nil, opError(op, errors.InvalidArgument, "%w", err)
 	}
-	m, err := newMapping()
+	m, err := newMapping(c.stem)
 	if err != nil {
 		return nil, opError(op, errors.Internal, "index mapping: %w", err)
 	}
-	s := &Searcher{fields: c.weights.fields()}
+	s := &Searcher{fields: c.fields(), coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, lengths: newLengthBook()}
+	if c.fusion {
+		s.lexical = toolindex.NewLexicalSearcher()
+	}
 	if c.path == "" {
 		s.idx, err = bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
 		if err != nil {
 			return nil, opError(op, errors.Internal, "create in-memory index: %w", err)
 		}
 		s.segs = newSegments()
-	} else if s.idx, err = openDisk(c.path, m); err != nil {
+	} else if s.idx, err = openDisk(c.path, m, indexFormat(&c)); err != nil {
 		return nil, err
+	} else if err := s.loadLengths(); err != nil {
+		_ = s.idx.Close()
+		return nil, opError(op, errors.Internal, "read field lengths: %w", err)
 	}
 	s.analyzer = s.idx.Mapping().AnalyzerNamed(textAnalyzerName)
 	if s.analyzer == nil {
@@ -157,6 +180,11 @@ func (s *Searcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
 		return err
 	}
 	defer unlock()
+	if s.lexical != nil {
+		if err := s.lexical.Upsert(ctx, tools); err != nil {
+			return opError(op, errors.CodeOf(err), "lexical index: %w", err)
+		}
+	}
 	changed, err := s.changed(docs)
 	if err != nil {
 		return opError(op, errors.Internal, "read indexed documents: %w", err)
@@ -174,18 +202,43 @@ func (s *Searcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
 	return nil
 }
 
-// index indexes docs in one batch.
+// index indexes docs in one batch, and records their field lengths,
+// which bleve's analysis of the batch measures.
 func (s *Searcher) index(docs []*document) error {
 	b := s.idx.NewBatch()
-	for _, d := range docs {
-		if err := b.Index(d.id, d.fields()); err != nil {
+	mapped := make([]*blevedoc.Document, len(docs))
+	for i, d := range docs {
+		mapped[i] = blevedoc.NewDocument(d.id)
+		if err := s.idx.Mapping().MapDocument(mapped[i], d.fields()); err != nil {
+			return fmt.Errorf("index %q: %w", d.id, err)
+		}
+		if err := b.IndexAdvanced(mapped[i]); err != nil {
 			return fmt.Errorf("index %q: %w", d.id, err)
 		}
 	}
 	if err := s.idx.Batch(b); err != nil {
 		return fmt.Errorf("apply batch: %w", err)
 	}
+	for i, d := range docs {
+		s.lengths.set(d.id, analysedLengths(mapped[i]))
+	}
+	s.lengths.publish()
 	return nil
+}
+
+// loadLengths reads the field lengths of the documents of an index
+// reopened from disk.
+func (s *Searcher) loadLengths() error {
+	adv, err := s.idx.Advanced()
+	if err != nil {
+		return err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return s.lengths.load(context.Background(), r)
 }
 
 // changed returns the documents whose content differs from the indexed
@@ -254,6 +307,11 @@ func (s *Searcher) Remove(ctx context.Context, ids []string) error {
 // removeLocked deletes the documents with ids in one batch; the caller
 // holds the change lock.
 func (s *Searcher) removeLocked(op string, ids []string) error {
+	if s.lexical != nil {
+		if err := s.lexical.Remove(context.Background(), ids); err != nil {
+			return opError(op, errors.CodeOf(err), "lexical index: %w", err)
+		}
+	}
 	b := s.idx.NewBatch()
 	var removed []string
 	for _, id := range ids {
@@ -269,6 +327,10 @@ func (s *Searcher) removeLocked(op string, ids []string) error {
 	if err := s.idx.Batch(b); err != nil {
 		return opError(op, errors.Internal, "apply batch: %w", err)
 	}
+	for _, id := range removed {
+		s.lengths.drop(id)
+	}
+	s.lengths.publish()
 	if s.segs != nil {
 		s.segs.removed(removed)
 		return s.compact(op)
@@ -376,12 +438,12 @@ func (s *Searcher) lockWrite(op string) (unlock func(), err error) {
 
 // openDisk opens the index in dir, creating it when dir is missing or
 // empty and recreating it when it has another format.
-func openDisk(dir string, m *mapping.IndexMappingImpl) (bleve.Index, error) {
+func openDisk(dir string, m *mapping.IndexMappingImpl, format string) (bleve.Index, error) {
 	const op = "toolsearch.New"
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0:
-		return createDisk(dir, m)
+		return createDisk(dir, m, format)
 	case err != nil:
 		return nil, opError(op, errors.InvalidArgument, "index directory: %w", err)
 	}
@@ -392,12 +454,12 @@ func openDisk(dir string, m *mapping.IndexMappingImpl) (bleve.Index, error) {
 		}
 		return nil, opError(op, errors.Unavailable, "open index %q (is another Searcher using it?): %w", dir, err)
 	}
-	format, err := idx.GetInternal(formatKey)
-	if err != nil || format == nil {
+	recorded, err := idx.GetInternal(formatKey)
+	if err != nil || recorded == nil {
 		_ = idx.Close()
 		return nil, opError(op, errors.InvalidArgument, "directory %q holds a bleve index that this package did not write", dir)
 	}
-	if string(format) == formatVersion {
+	if string(recorded) == format {
 		return idx, nil
 	}
 	if err := idx.Close(); err != nil {
@@ -406,14 +468,14 @@ func openDisk(dir string, m *mapping.IndexMappingImpl) (bleve.Index, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, opError(op, errors.Internal, "remove outdated index %q: %w", dir, err)
 	}
-	return createDisk(dir, m)
+	return createDisk(dir, m, format)
 }
 
 // boltTimeout bounds the wait for the lock on an on-disk index, so that a
 // directory already in use fails to open instead of blocking.
 const boltTimeout = "1s"
 
-func createDisk(dir string, m *mapping.IndexMappingImpl) (bleve.Index, error) {
+func createDisk(dir string, m *mapping.IndexMappingImpl, format string) (bleve.Index, error) {
 	const op = "toolsearch.New"
 	// bleve creates the directory itself and refuses one that exists.
 	if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -423,7 +485,7 @@ func createDisk(dir string, m *mapping.IndexMappingImpl) (bleve.Index, error) {
 	if err != nil {
 		return nil, opError(op, errors.InvalidArgument, "create index %q: %w", dir, err)
 	}
-	if err := idx.SetInternal(formatKey, []byte(formatVersion)); err != nil {
+	if err := idx.SetInternal(formatKey, []byte(format)); err != nil {
 		_ = idx.Close()
 		return nil, opError(op, errors.Internal, "record index format: %w", err)
 	}

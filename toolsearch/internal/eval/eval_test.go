@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
 )
 
 // writeDataset writes a dataset directory; queries is left out when empty.
@@ -103,4 +105,54 @@ func TestReportJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"tools": 3, "queries": 2, "recall@1": 0.5, "recall@5": 0.1235, "recall@10": 1,
 		"mrr": 0.75, "ndcg@10": 0.8, "p50_us": 1.5, "p99_us": 2000, "index_ms": 12.346}`, string(raw))
+}
+
+func TestLengthen(t *testing.T) {
+	ds, err := Load(writeDataset(t, tools, `{"id": "q1", "query": "read a file", "relevant": {"fs:read_file": 2}}`+"\n"))
+	require.NoError(t, err)
+	donors, err := Load(filepath.Join("..", "..", "testdata", "livemcp"))
+	require.NoError(t, err)
+
+	long, err := Lengthen(ds, donors.Tools, 12, 7)
+	require.NoError(t, err)
+	assert.Equal(t, ds.Queries, long.Queries)
+	require.Len(t, long.Tools, len(ds.Tools))
+	for i := range long.Tools {
+		orig, got := ds.Tools[i], long.Tools[i]
+		require.NoError(t, got.Validate())
+		assert.Equal(t, orig.ID(), got.ID())
+		assert.True(t, strings.HasPrefix(got.Description, orig.Description))
+		assert.Equal(t, 12, strings.Count(got.Description, "\n- "), "one line per return field")
+		raw, err := toolmodel.SchemaJSON(got.InputSchema)
+		require.NoError(t, err)
+		var schema struct {
+			Properties map[string]struct {
+				Description string `json:"description"`
+			} `json:"properties"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &schema))
+		assert.GreaterOrEqual(t, len(schema.Properties), 8, "most drawn parameters are new")
+		for name, p := range schema.Properties {
+			assert.NotEmpty(t, p.Description, name)
+		}
+	}
+	raw, err := toolmodel.SchemaJSON(ds.Tools[0].InputSchema)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"type": "object"}`, string(raw), "the input is not modified")
+
+	again, err := Lengthen(ds, donors.Tools, 12, 7)
+	require.NoError(t, err)
+	assert.Equal(t, long.Tools[1].Description, again.Tools[1].Description, "deterministic")
+	other, err := Lengthen(ds, donors.Tools, 12, 8)
+	require.NoError(t, err)
+	assert.NotEqual(t, long.Tools[1].Description, other.Tools[1].Description, "the seed matters")
+
+	same, err := Lengthen(ds, donors.Tools, 0, 7)
+	require.NoError(t, err)
+	assert.Equal(t, ds.Tools, same.Tools)
+
+	_, err = Lengthen(ds, ds.Tools, 3, 7)
+	require.ErrorContains(t, err, "no parameter")
+	_, err = Lengthen(ds, donors.Tools, -1, 7)
+	require.Error(t, err)
 }

@@ -1,0 +1,69 @@
+package toolsearch
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+func TestFuse(t *testing.T) {
+	bm25 := []toolindex.Hit{{ID: "a", Score: 9}, {ID: "b", Score: 5}, {ID: "c", Score: 1}}
+	lexical := []toolindex.Hit{{ID: "c", Score: 3}, {ID: "b", Score: 2}, {ID: "d", Score: 1}}
+	got := fuse(3, weightedRanking{hits: bm25, weight: 1}, weightedRanking{hits: lexical, weight: 1})
+	rrf := func(ranks ...int) float64 {
+		s := 0.0
+		for _, r := range ranks {
+			s += 1 / float64(fusionK+r)
+		}
+		return s
+	}
+	// c, first and third, edges out b, second in both; a, first in one
+	// ranking only, follows.
+	assert.Equal(t, []toolindex.Hit{
+		{ID: "c", Score: rrf(3, 1)},
+		{ID: "b", Score: rrf(2, 2)},
+		{ID: "a", Score: rrf(1)},
+	}, got)
+
+	weighted := fuse(10, weightedRanking{hits: bm25, weight: 3}, weightedRanking{hits: lexical, weight: 1})
+	require.Len(t, weighted, 4)
+	assert.Equal(t, []toolindex.Hit{
+		{ID: "b", Score: 3*rrf(2) + rrf(2)},
+		{ID: "c", Score: 3*rrf(3) + rrf(1)},
+		{ID: "a", Score: 3 * rrf(1)},
+		{ID: "d", Score: rrf(3)},
+	}, weighted)
+
+	tied := fuse(10, weightedRanking{hits: []toolindex.Hit{{ID: "x", Score: 2}, {ID: "y", Score: 1}, {ID: "z", Score: 1}}, weight: 1})
+	assert.Equal(t, []toolindex.Hit{{ID: "x", Score: rrf(1)}, {ID: "y", Score: rrf(2)}, {ID: "z", Score: rrf(2)}}, tied, "equal scores share a rank")
+	assert.Empty(t, fuse(5))
+}
+
+// TestFusionFollowsChanges checks that the lexical side of a fused
+// searcher sees the same upserts and removals as the BM25F side.
+func TestFusionFollowsChanges(t *testing.T) {
+	s, err := New(WithFusion(true))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	ctx := context.Background()
+	require.NoError(t, s.Upsert(ctx, []toolmodel.Tool{
+		tool("fs", "read_file", "Read a file."),
+		tool("fs", "write_file", "Write a file."),
+	}))
+	hits, err := s.Search(ctx, toolindex.SearchQuery{Text: "read file", Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, hits, 2)
+	assert.Equal(t, "fs:read_file", hits[0].ID)
+	assert.InDelta(t, 2/float64(fusionK+1), hits[0].Score, 1e-12, "first in both rankings")
+
+	require.NoError(t, s.Remove(ctx, []string{"fs:read_file"}))
+	hits, err = s.Search(ctx, toolindex.SearchQuery{Text: "read file", Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, hits, 1)
+	assert.Equal(t, toolindex.Hit{ID: "fs:write_file", Score: 2 / float64(fusionK+1)}, hits[0])
+}
