@@ -100,4 +100,3 @@ func sortedKeys(m map[string][]string) []string {
 	slices.Sort(keys)
 	return keys
 }
-
