@@ -21,6 +21,13 @@
 //	err := srv.ServeStdio(ctx)
 //	// or: http.Handle("/mcp", srv.HTTPHandler(toolserver.HTTPOptions{BearerTokens: tokens}))
 //
+// Over HTTP, clients authenticate with static bearer tokens or, with
+// [HTTPOptions].OAuth, with OAuth access tokens: the server is then an
+// OAuth 2.1 resource server ([OAuthOptions]) that checks JWTs against its
+// issuer's keys, serves its protected-resource metadata
+// ([OAuthOptions.MetadataHandler]) and lets each token call only the
+// meta-tools its scopes allow.
+//
 // Bad arguments to a meta-tool are protocol errors (JSON-RPC invalid
 // params); anything that goes wrong with the tool it runs is a tool error
 // result carrying the error's code, for the model to read and act on.

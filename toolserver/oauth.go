@@ -185,7 +185,9 @@ func (c tokenClaims) scopes() []string {
 	scopes := strings.Fields(c.Scope)
 	var list []string
 	if json.Unmarshal(c.SCP, &list) == nil {
-		scopes = append(scopes, list...)
+		for _, s := range list {
+			scopes = append(scopes, strings.Fields(s)...)
+		}
 	} else {
 		var one string
 		if json.Unmarshal(c.SCP, &one) == nil {

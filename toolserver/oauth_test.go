@@ -193,7 +193,9 @@ func connectWithToken(t *testing.T, endpoint, token string) (*mcp.ClientSession,
 	return cs, err
 }
 
-func post(t *testing.T, endpoint, token, body string) *http.Response {
+// post sends a JSON-RPC message and returns the answer's status and
+// headers.
+func post(t *testing.T, endpoint, token, body string) (int, http.Header) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader([]byte(body)))
 	require.NoError(t, err)
@@ -206,17 +208,17 @@ func post(t *testing.T, endpoint, token, body string) *http.Response {
 	require.NoError(t, err)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
-	return resp
+	return resp.StatusCode, resp.Header
 }
 
 func TestOAuthMetadataAndChallenge(t *testing.T) {
 	endpoint, as := oauthServer(t)
 	metadataURL := endpoint[:len(endpoint)-len("/mcp")] + "/.well-known/oauth-protected-resource/mcp"
 
-	resp := post(t, endpoint, "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
-	assert.Equal(t, `Bearer resource_metadata="`+metadataURL+`"`, resp.Header.Get("WWW-Authenticate"))
-	t.Logf("no token: %d WWW-Authenticate: %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	status, header := post(t, endpoint, "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	assert.Equal(t, http.StatusUnauthorized, status)
+	assert.Equal(t, `Bearer resource_metadata="`+metadataURL+`"`, header.Get("WWW-Authenticate"))
+	t.Logf("no token: %d WWW-Authenticate: %s", status, header.Get("WWW-Authenticate"))
 
 	_, err := connectWithToken(t, endpoint, "not-a-jwt")
 	require.Error(t, err, "a client with a token that is no JWT is refused")
@@ -264,13 +266,13 @@ func TestOAuthScopesMapToMetaTools(t *testing.T) {
 	}
 
 	readToken := as.accessToken(t, readerClient, endpoint, "tools:read")
-	resp := post(t, endpoint, readToken, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"id":"text:upper"}}}`)
-	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
-	challenge := resp.Header.Get("WWW-Authenticate")
+	status, header := post(t, endpoint, readToken, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"id":"text:upper"}}}`)
+	assert.Equal(t, http.StatusForbidden, status)
+	challenge := header.Get("WWW-Authenticate")
 	assert.Contains(t, challenge, `error="insufficient_scope"`)
 	assert.Contains(t, challenge, `scope="tools:run"`)
 	assert.Contains(t, challenge, `resource_metadata="`)
-	t.Logf("run_tool with tools:read: %d WWW-Authenticate: %s", resp.StatusCode, challenge)
+	t.Logf("run_tool with tools:read: %d WWW-Authenticate: %s", status, challenge)
 
 	runner, err := connectWithToken(t, endpoint, as.accessToken(t, runnerClient, endpoint, "tools:read", "tools:run"))
 	require.NoError(t, err)
@@ -292,10 +294,10 @@ func TestOAuthRefusesTokensForOthersAndExpired(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := post(t, endpoint, tt.token, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-			assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
-			assert.Contains(t, resp.Header.Get("WWW-Authenticate"), `error="invalid_token"`)
-			t.Logf("%s: %d WWW-Authenticate: %s", tt.name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+			status, header := post(t, endpoint, tt.token, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+			assert.Equal(t, http.StatusUnauthorized, status)
+			assert.Contains(t, header.Get("WWW-Authenticate"), `error="invalid_token"`)
+			t.Logf("%s: %d WWW-Authenticate: %s", tt.name, status, header.Get("WWW-Authenticate"))
 			_, err := connectWithToken(t, endpoint, tt.token)
 			require.Error(t, err)
 		})
