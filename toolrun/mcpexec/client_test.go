@@ -200,7 +200,12 @@ func TestAClientsSessionSpeaksItsProtocol(t *testing.T) {
 // names one with each call.
 func TestLogsOfTheLatestProtocolReachTheClient(t *testing.T) {
 	up := newUpstream(t)
-	m := newManager(t, mcpexec.WithServer("up", up.inMemory(t)))
+	// The shared session declares sampling, so that the server's sampling
+	// request, which follows its log message, is answered (with an error)
+	// before the call ends: the SDK hands the client notifications and
+	// requests in order, but the call's result at once.
+	m := newManager(t, mcpexec.WithServer("up", up.inMemory(t)),
+		mcpexec.WithSharedCapabilities(mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}))
 	d := connectDownstream(t, gateway(m), false)
 
 	res := d.call(t, "ask") // fails at its sampling request: no client can answer
