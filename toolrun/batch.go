@@ -41,7 +41,10 @@ const (
 	// BatchRetry runs the failed calls again, up to the batch's retry
 	// rounds, after the others are done. The runner's retry policy already
 	// retries retryable errors within a call; this mode also retries
-	// tools' own failures, for flaky tools.
+	// tools' own failures, for flaky tools. Only the calls that the rule
+	// of [SafeToRepeat] allows run again: those that failed before their
+	// request reached the backend, and those of idempotent tools. The
+	// others keep the outcome of their round.
 	BatchRetry
 )
 
@@ -80,6 +83,7 @@ func (r *Runner) RunBatch(ctx context.Context, calls []BatchCall, opts ...BatchO
 		opt(&cfg)
 	}
 	results := make([]BatchResult, len(calls))
+	repeatable := make([]bool, len(calls))
 	pending := make([]int, len(calls))
 	for i := range calls {
 		pending[i] = i
@@ -90,13 +94,13 @@ func (r *Runner) RunBatch(ctx context.Context, calls []BatchCall, opts ...BatchO
 	}
 	var abortErr error
 	for round := 0; round <= rounds && len(pending) > 0; round++ {
-		abortErr = r.runRound(ctx, calls, pending, results, cfg)
+		abortErr = r.runRound(ctx, calls, pending, results, repeatable, cfg)
 		if abortErr != nil {
 			break
 		}
 		pending = pending[:0]
 		for i, res := range results {
-			if res.failure() != nil {
+			if res.failure() != nil && repeatable[i] {
 				pending = append(pending, i)
 			}
 		}
@@ -107,9 +111,10 @@ func (r *Runner) RunBatch(ctx context.Context, calls []BatchCall, opts ...BatchO
 	return results, abortErr
 }
 
-// runRound runs the calls at the given indices with bounded parallelism.
-// In abort mode, the first failure cancels the rest and is returned.
-func (r *Runner) runRound(ctx context.Context, calls []BatchCall, indices []int, results []BatchResult, cfg batchConfig) error {
+// runRound runs the calls at the given indices with bounded parallelism,
+// recording whether each may run again in repeatable. In abort mode, the
+// first failure cancels the rest and is returned.
+func (r *Runner) runRound(ctx context.Context, calls []BatchCall, indices []int, results []BatchResult, repeatable []bool, cfg batchConfig) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -124,7 +129,9 @@ func (r *Runner) runRound(ctx context.Context, calls []BatchCall, indices []int,
 			defer wg.Done()
 			for i := range next {
 				c := calls[i]
-				res, err := r.Run(ctx, c.ToolID, c.Args, c.Options...)
+				callCfg := newCallConfig(c.Options)
+				callCfg.repeatable = &repeatable[i]
+				res, err := r.run(ctx, c.ToolID, c.Args, &callCfg)
 				results[i] = BatchResult{Result: res, Err: err}
 				if failure := results[i].failure(); failure != nil && cfg.mode == BatchAbortOnError {
 					once.Do(func() { abortErr = failure; cancel() })
@@ -135,12 +142,14 @@ func (r *Runner) runRound(ctx context.Context, calls []BatchCall, indices []int,
 	for _, i := range indices {
 		if ctx.Err() != nil {
 			results[i] = BatchResult{Err: &errors.Error{Code: errors.Canceled, Op: "batch", ToolID: calls[i].ToolID, Err: ctx.Err()}}
+			repeatable[i] = true
 			continue
 		}
 		select {
 		case next <- i:
 		case <-ctx.Done():
 			results[i] = BatchResult{Err: &errors.Error{Code: errors.Canceled, Op: "batch", ToolID: calls[i].ToolID, Err: ctx.Err()}}
+			repeatable[i] = true
 		}
 	}
 	close(next)

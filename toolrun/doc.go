@@ -37,7 +37,8 @@
 // [ArgumentMasker] ([SecretMasker] hides secrets from events and logs;
 // what a masker hides is also removed from the messages of the errors the
 // runner returns, see [SecretLister]),
-// [RetryPolicy] ([ExponentialBackoff] by default), [ConcurrencyPolicy]
+// [RetryPolicy] ([ExponentialBackoff] by default, within the rule of
+// [SafeToRepeat], see Retries below), [ConcurrencyPolicy]
 // ([ConcurrencyLimit]) and [EventPublisher] ([SlogPublisher]). Users who
 // prefer one type can implement [Extension] by embedding [BaseExtension]
 // and overriding a few methods; both styles run in the same pipeline.
@@ -48,6 +49,45 @@
 // string, float64, bool, nil) whatever the backend: a Go function's
 // slices, integers and structs are converted, so the next step of a chain
 // receives what it would from an MCP server or an HTTP API.
+//
+// # Retries
+//
+// This is the one rule of when a call runs again, [SafeToRepeat]; the
+// runner's retries, [Runner.RunBatch]'s retry rounds ([BatchRetry]) and
+// executors that resend a request themselves (mcpexec, after a broken
+// session) all apply it, and no [RetryPolicy] overrides it. A call that
+// failed may run again only when:
+//
+//   - its request provably never reached the backend: the executor
+//     marked the failure with [MarkNotSent] (a refused connection, a host
+//     name that does not resolve, an MCP session known to be closed
+//     before the request was written, a gRPC call that failed before its
+//     headers left, arguments that could not be encoded); or
+//   - running it again cannot repeat a side effect ([IsIdempotent]): the
+//     tool's annotations say it only reads or is idempotent (MCP's
+//     readOnlyHint and idempotentHint, which the openapi package sets for
+//     GET, HEAD, OPTIONS, PUT and DELETE operations and grpcexec's import
+//     for methods whose idempotency_level is NO_SIDE_EFFECTS or
+//     IDEMPOTENT), its backend is an HTTP request of one of those methods,
+//     or the call is declared idempotent: [Call.Idempotent], which the
+//     runner sets for the tools of [WithIdempotentTools] and which a
+//     pre-call hook may set.
+//
+// Anything else runs once: an MCP tool annotated destructive whose server
+// crashed during the call, a POST answered 500, a call that timed out.
+// Its error keeps its code and Retryable flag, so that the caller may
+// still decide to try again. Within the rule, the [RetryPolicy] decides
+// whether a failure is worth retrying and when: the default,
+// [DefaultRetryPolicy], makes up to 3 attempts of retryable errors
+// ([errors.IsRetryable]), honouring a delay the backend asked for.
+//
+// Every call is bounded, retries included: by its own timeout
+// ([WithTimeout]), else by the runner's ([WithDefaultTimeout], by default
+// [DefaultCallTimeout], 60 seconds). A backend that does not answer in
+// time fails the call with code [errors.Timeout] and a message naming the
+// tool, the backend and the timeout, such as
+//
+//	execute: tool "fs:read" (backend mcp:fs): no answer from MCP server "fs" within 1m0s
 //
 // # How to plug in your own backend
 //

@@ -31,7 +31,11 @@ import (
 //   - report failures to reach or use the backend as *errors.Error values
 //     with the right code and Retryable (a refused connection is
 //     [errors.Unavailable] and retryable, a bad configuration is
-//     [errors.InvalidArgument]);
+//     [errors.InvalidArgument]), marking with [MarkNotSent] those that
+//     provably happened before the request could reach the backend, so
+//     that the runner may retry them whatever the tool;
+//   - never send a request again on their own once it may have reached
+//     the backend, unless [SafeToRepeat] allows it;
 //   - call call.OnProgress and call.OnChunk, when set, from any goroutine
 //     but never after Execute returns.
 //
@@ -65,6 +69,11 @@ type Call struct {
 	// (the messages of a server-streaming gRPC method, for instance) as
 	// they arrive. When it is nil, an executor gathers them in its Output.
 	OnChunk func(any)
+	// Idempotent declares that running the call again has no further
+	// effect, whatever the tool's annotations say: the runner sets it for
+	// the tools of [WithIdempotentTools], and a pre-call hook may set it.
+	// [IsIdempotent] gives the whole rule.
+	Idempotent bool
 }
 
 // ToolID returns the ID of the called tool.

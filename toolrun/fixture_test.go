@@ -18,7 +18,8 @@ type fixture struct {
 	index    *toolindex.MemoryIndex
 	local    *toolrun.LocalExecutor
 	registry *toolrun.ExecutorRegistry
-	flaky    atomic.Int32 // failures left for demo:flaky
+	flaky    atomic.Int32 // failures left for demo:flaky, demo:shaky and demo:charge
+	charges  atomic.Int32 // executions of demo:charge
 }
 
 type addIn struct {
@@ -42,19 +43,31 @@ func newFixture(t testing.TB) *fixture {
 		func(context.Context, map[string]any) (any, error) { return nil, errors.New("boom") })
 	f.add(t, `{"name":"block","namespace":"demo","inputSchema":{"type":"object"}}`,
 		func(ctx context.Context, _ map[string]any) (any, error) { <-ctx.Done(); return nil, ctx.Err() })
-	f.add(t, `{"name":"flaky","namespace":"demo","inputSchema":{"type":"object"}}`,
+	// flaky and shaky are idempotent: the runner may retry them.
+	f.add(t, `{"name":"flaky","namespace":"demo","inputSchema":{"type":"object"},"annotations":{"idempotentHint":true}}`,
 		func(context.Context, map[string]any) (any, error) {
 			if f.flaky.Add(-1) >= 0 {
 				return nil, errors.Errorf(errors.Unavailable, "try again")
 			}
 			return map[string]any{"ok": true}, nil
 		})
-	f.add(t, `{"name":"shaky","namespace":"demo","inputSchema":{"type":"object"}}`,
+	f.add(t, `{"name":"shaky","namespace":"demo","inputSchema":{"type":"object"},"annotations":{"idempotentHint":true}}`,
 		func(context.Context, map[string]any) (any, error) {
 			if f.flaky.Add(-1) >= 0 {
 				return nil, errors.New("flaked")
 			}
 			return "steady", nil
+		})
+	// charge fails as flaky does, but is destructive and not idempotent:
+	// once it may have reached its backend, it must not run again.
+	f.add(t, `{"name":"charge","namespace":"demo","inputSchema":{"type":"object"},
+		"annotations":{"destructiveHint":true,"idempotentHint":false}}`,
+		func(context.Context, map[string]any) (any, error) {
+			f.charges.Add(1)
+			if f.flaky.Add(-1) >= 0 {
+				return nil, errors.Errorf(errors.Unavailable, "connection reset mid-call")
+			}
+			return map[string]any{"charged": true}, nil
 		})
 	f.add(t, `{"name":"badout","namespace":"demo","inputSchema":{"type":"object"},
 		"outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}`,

@@ -42,9 +42,30 @@ func WithValidator(v toolmodel.SchemaValidator) Option {
 }
 
 // WithRetryPolicy sets the retry policy; the default is
-// [DefaultRetryPolicy]. Use [NoRetry] to never retry.
+// [DefaultRetryPolicy]. Use [NoRetry] to never retry. Whatever the policy,
+// a call runs again only when [SafeToRepeat] allows it.
 func WithRetryPolicy(p RetryPolicy) Option {
 	return func(r *Runner) { r.retry = p }
+}
+
+// WithIdempotentTools declares the tools whose calls are safe to run
+// again after a failure that may have reached their backend, beyond those
+// [IsIdempotent] recognises: the runner sets [Call.Idempotent] for the
+// tools whose IDs match one of the patterns, written as in [AllowDeny]
+// ("ns:name", "ns:*", globs such as "ns:get_*"). See "Retries" in the
+// package documentation.
+func WithIdempotentTools(patterns ...string) Option {
+	return func(r *Runner) { r.idempotent = append(r.idempotent, patterns...) }
+}
+
+// WithDefaultTimeout bounds each call, retries included, that sets no
+// timeout of its own with [WithTimeout]; the default is
+// [DefaultCallTimeout], and d <= 0 means no bound but the context's. A
+// call whose backend does not answer in time fails with code
+// [errors.Timeout] and a message naming the tool, the backend and the
+// timeout.
+func WithDefaultTimeout(d time.Duration) Option {
+	return func(r *Runner) { r.timeout = max(d, 0) }
 }
 
 // WithConcurrencyPolicy bounds how many calls run at once; by default
@@ -92,6 +113,9 @@ type callConfig struct {
 	skipValidation bool
 	onProgress     func(Progress)
 	onChunk        func(any)
+	// repeatable, when set, receives whether the call may run again
+	// ([SafeToRepeat]), for the retry rounds of a batch.
+	repeatable *bool
 }
 
 func newCallConfig(opts []CallOption) callConfig {
@@ -113,8 +137,9 @@ func PreferKind(kind toolmodel.BackendKind) CallOption {
 	return func(c *callConfig) { c.hints = append(c.hints, toolindex.SelectHint{Kind: kind}) }
 }
 
-// WithTimeout bounds the call, retries included. An expired call fails
-// with code timeout.
+// WithTimeout bounds the call, retries included, instead of the runner's
+// default ([WithDefaultTimeout]); d <= 0 leaves the default. An expired
+// call fails with code timeout.
 func WithTimeout(d time.Duration) CallOption {
 	return func(c *callConfig) { c.timeout = d }
 }

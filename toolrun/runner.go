@@ -48,12 +48,12 @@ const (
 //
 // Each call goes through one pipeline: resolve the tool → select a backend
 // → authorize → before-execution hooks → pre-call hooks → validate the
-// input → execute on the backend's [Executor] (with the retry policy and
-// the call's timeout) → normalize the result → validate the output →
-// post-call hooks → after-execution hooks, with start and result events
-// published around the execution. A failure at any stage is an
-// *errors.Error whose Op names the stage, with the tool and backend
-// concerned.
+// input → execute on the backend's [Executor] (with the retry policy,
+// within the rule of [SafeToRepeat], and the call's timeout) → normalize
+// the result → validate the output → post-call hooks → after-execution
+// hooks, with start and result events published around the execution. A
+// failure at any stage is an *errors.Error whose Op names the stage, with
+// the tool and backend concerned.
 //
 // A Runner is safe for concurrent use. Its cost per call, beyond the
 // executor and the validation, is a lookup in the index and a copy of the
@@ -65,6 +65,8 @@ type Runner struct {
 	selector    toolindex.BackendSelector
 	validator   toolmodel.SchemaValidator
 	retry       RetryPolicy
+	timeout     time.Duration
+	idempotent  []string
 	concurrency ConcurrencyPolicy
 	extensions  []Extension
 	publishes   bool
@@ -78,6 +80,7 @@ func New(reg *ExecutorRegistry, opts ...Option) *Runner {
 		selector:  toolindex.DefaultSelector{},
 		validator: toolmodel.NewValidator(),
 		retry:     DefaultRetryPolicy(),
+		timeout:   DefaultCallTimeout,
 	}
 	for _, opt := range opts {
 		opt(r)
@@ -143,10 +146,22 @@ func (r *Runner) Run(ctx context.Context, toolID string, args map[string]any, op
 
 func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cfg *callConfig) (result *RunResult, err error) {
 	start := time.Now()
+	timeout := r.timeout
 	if cfg.timeout > 0 {
+		timeout = cfg.timeout
+	}
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.timeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, &callTimeout{d: timeout})
 		defer cancel()
+	}
+	// For a batch's retry rounds: a call may run again when it failed
+	// before its execution, or as the rule allows.
+	var call *Call
+	var executed bool
+	var executeErr error
+	if cfg.repeatable != nil {
+		defer func() { *cfg.repeatable = !executed || SafeToRepeat(call, executeErr) }()
 	}
 
 	tool, backends, err := r.resolve(ctx, toolID)
@@ -157,13 +172,16 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 	if err != nil {
 		return nil, stageError(err, OpSelectBackend, toolID, "", errors.NotFound)
 	}
-	call := &Call{
+	call = &Call{
 		Tool:       tool,
 		Backend:    backend,
 		Args:       args,
 		Metadata:   cfg.metadata,
 		OnProgress: cfg.onProgress,
 		OnChunk:    cfg.onChunk,
+	}
+	if _, ok := matchAny(r.idempotent, toolID); ok {
+		call.Idempotent = true
 	}
 	if len(r.extensions) > 0 {
 		// Hooks may rewrite the arguments and metadata, at any depth: they
@@ -244,7 +262,9 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 	}
 
 	var out Output
+	executed = true
 	out, attempts, err = r.execute(ctx, call)
+	executeErr = err
 	if err != nil {
 		return nil, fail(err, OpExecute, errors.Unavailable)
 	}
@@ -296,10 +316,15 @@ func (r *Runner) resolve(ctx context.Context, id string) (toolmodel.Tool, []tool
 // unknown there, so that the next place is asked.
 func isNotFound(err error) bool { return err != nil && errors.CodeOf(err) == errors.NotFound }
 
-// execute runs the call on its executor, retrying as the policy says.
+// execute runs the call on its executor, retrying as the policy says
+// when the rule of [SafeToRepeat] allows it.
 func (r *Runner) execute(ctx context.Context, call *Call) (Output, int, error) {
 	executor, err := r.executors.Executor(call.Backend.Kind)
 	if err != nil {
+		var e *errors.Error
+		if errors.As(err, &e) {
+			_ = MarkNotSent(e) // marks e, in err's chain
+		}
 		return Output{}, 0, err
 	}
 	for attempt := 1; ; attempt++ {
@@ -307,8 +332,11 @@ func (r *Runner) execute(ctx context.Context, call *Call) (Output, int, error) {
 		if err == nil {
 			return out, attempt, nil
 		}
+		if ctx.Err() != nil || !SafeToRepeat(call, err) {
+			return Output{}, attempt, err
+		}
 		delay, again := r.retry.Backoff(attempt, err)
-		if !again || ctx.Err() != nil {
+		if !again {
 			return Output{}, attempt, err
 		}
 		timer := time.NewTimer(delay)
@@ -332,7 +360,15 @@ func (r *Runner) executeOnce(ctx context.Context, executor Executor, call *Call)
 		defer release()
 	}
 	out, err := executor.Execute(ctx, call)
-	if err != nil && ctx.Err() != nil && errors.CodeOf(err) == errors.Internal {
+	if err == nil || ctx.Err() == nil {
+		return out, err
+	}
+	switch code := errors.CodeOf(err); {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (code == errors.Timeout || code == errors.Canceled || code == errors.Internal):
+		// The deadline cut the attempt short: say who did not answer,
+		// rather than a bare "context deadline exceeded".
+		return Output{}, timeoutError(ctx, call, err)
+	case code == errors.Internal:
 		// An executor that returned the bare context error, or wrapped it
 		// without a code: classify it by the context.
 		return Output{}, errors.Join(contextError(ctx), err)

@@ -110,7 +110,8 @@ func WithSearchLimit(n int) Option {
 }
 
 // WithCallTimeout bounds each tool call made through run_tool, run_chain
-// or a passthrough tool; by default only the client's cancellation does.
+// or a passthrough tool; by default the runner's own default timeout
+// does (toolrun.WithDefaultTimeout).
 func WithCallTimeout(d time.Duration) Option {
 	return func(s *Server) { s.callTimeout = d }
 }

@@ -85,7 +85,33 @@ var _ stats.Handler = (*connWatch)(nil)
 
 func (w *connWatch) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
 
-func (w *connWatch) HandleRPC(context.Context, stats.RPCStats) {}
+// HandleRPC records, in the [sendWatch] of a call's context, that the
+// headers of the call's method were handed to the transport: from then
+// on the request may reach the server.
+func (w *connWatch) HandleRPC(ctx context.Context, s stats.RPCStats) {
+	if h, ok := s.(*stats.OutHeader); ok && h.Client {
+		if sw, ok := ctx.Value(sendWatchKey{}).(*sendWatch); ok && h.FullMethod == sw.method {
+			sw.sent.Store(true)
+		}
+	}
+}
+
+// sendWatch tells whether a call's request may have left: the headers
+// of its method, not those of the reflection calls made to resolve it,
+// were handed to a transport. A call that fails before then never
+// reached the server.
+type sendWatch struct {
+	method string
+	sent   atomic.Bool
+}
+
+type sendWatchKey struct{}
+
+// watchSending returns ctx carrying a new sendWatch of method.
+func watchSending(ctx context.Context, method string) (context.Context, *sendWatch) {
+	sw := &sendWatch{method: method}
+	return context.WithValue(ctx, sendWatchKey{}, sw), sw
+}
 
 func (w *connWatch) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
 

@@ -8,7 +8,10 @@
 // dynamic protobuf messages, calls the method, and returns the response
 // as a JSON value. [Executor.Import] lists a server's services through
 // reflection and returns one tool per method, with input and output JSON
-// Schemas derived from the messages, ready for a [toolindex.Index]:
+// Schemas derived from the messages and, for methods whose
+// idempotency_level is NO_SIDE_EFFECTS or IDEMPOTENT, the read-only or
+// idempotent annotation that lets the runner retry them, ready for a
+// [toolindex.Index]:
 //
 //	exec := grpcexec.New()
 //	defer exec.Close()

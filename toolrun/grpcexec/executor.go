@@ -143,7 +143,19 @@ func Backend(address, method string) toolmodel.ToolBackend {
 // Arguments that do not fit the request message and bad backend settings
 // are [errors.InvalidArgument]; a method the server does not describe is
 // [errors.NotFound]; a server without reflection is [errors.Unsupported].
+//
+// A call that failed before its request could reach the server (the
+// connection was refused, reflection failed, the arguments did not fit)
+// is marked [toolrun.MarkNotSent], so that the runner may retry it
+// whatever the method; other failures are retried only for methods
+// whose idempotency_level is NO_SIDE_EFFECTS or IDEMPOTENT, which
+// [Executor.Import] records in the tools' annotations (see
+// [toolrun.SafeToRepeat]).
 func (e *Executor) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Output, error) {
+	var sending *sendWatch
+	if b := call.Backend.GRPC; b != nil {
+		ctx, sending = watchSending(ctx, b.Method)
+	}
 	out, err := e.execute(ctx, call)
 	if err == nil {
 		return out, nil
@@ -152,7 +164,11 @@ func (e *Executor) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Out
 	if !errors.As(err, &te) {
 		te = errors.E(errors.Internal, err)
 	}
-	return toolrun.Output{}, te.With(opExecute, call.ToolID(), call.Backend.Identity())
+	te = te.With(opExecute, call.ToolID(), call.Backend.Identity())
+	if sending == nil || !sending.sent.Load() {
+		te = toolrun.MarkNotSent(te)
+	}
+	return toolrun.Output{}, te
 }
 
 func (e *Executor) execute(ctx context.Context, call *toolrun.Call) (toolrun.Output, error) {

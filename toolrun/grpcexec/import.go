@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
@@ -201,7 +202,8 @@ func registration(spec ImportSpec, name string, md protoreflect.MethodDescriptor
 		return toolindex.Registration{}, errors.Errorf(errors.Internal, "output schema of %s: %w", full, err)
 	}
 	tool := toolmodel.Tool{
-		Tool:      mcp.Tool{Name: name, Description: description(full, md), InputSchema: json.RawMessage(input)},
+		Tool: mcp.Tool{Name: name, Description: description(full, md), InputSchema: json.RawMessage(input),
+			Annotations: annotations(md)},
 		Namespace: spec.Namespace,
 		Tags:      toolmodel.NormalizeTags([]string{"grpc", string(sd.Name())}),
 	}
@@ -230,6 +232,24 @@ func registration(spec ImportSpec, name string, md protoreflect.MethodDescriptor
 		return toolindex.Registration{}, err
 	}
 	return toolindex.Registration{Tool: tool, Backend: backend}, nil
+}
+
+// annotations returns the hints a method's idempotency_level option
+// implies: NO_SIDE_EFFECTS only reads, IDEMPOTENT may be called again
+// (which lets the runner retry it, see toolrun.SafeToRepeat); nil when
+// the method declares neither.
+func annotations(md protoreflect.MethodDescriptor) *mcp.ToolAnnotations {
+	opts, ok := md.Options().(*descriptorpb.MethodOptions)
+	if !ok {
+		return nil
+	}
+	switch opts.GetIdempotencyLevel() {
+	case descriptorpb.MethodOptions_NO_SIDE_EFFECTS:
+		return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
+	case descriptorpb.MethodOptions_IDEMPOTENT:
+		return &mcp.ToolAnnotations{IdempotentHint: true}
+	}
+	return nil
 }
 
 // description returns a tool's description: the method's comment, else a

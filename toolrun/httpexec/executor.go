@@ -81,7 +81,13 @@ const DefaultMaxRetryAfter = time.Minute
 // [errors.ResourceExhausted]. The backend's Timeout bounds each request
 // on top of ctx: when it expires the error has code timeout and is
 // retryable. An expired ctx gives timeout and a canceled one canceled;
-// a refused or broken connection is unavailable and retryable.
+// a refused or broken connection is unavailable and retryable. A request
+// that never left (it could not be built, its credentials could not be
+// obtained, or connecting failed: a refused connection, an unknown host)
+// is marked [toolrun.MarkNotSent], so that the runner may retry it
+// whatever the method; any other failure is retried only for an
+// idempotent tool (see [toolrun.SafeToRepeat]): a POST answered 500 is
+// not sent again, a GET answered 503 is.
 //
 // An Executor is safe for concurrent use. It implements [io.Closer]:
 // Close releases the idle connections of a client it made itself and
@@ -203,12 +209,18 @@ func (e *Executor) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Out
 	var secrets []string
 	req, err := e.newRequest(ctx, b, call.Args, &secrets)
 	if err != nil {
-		return toolrun.Output{}, contextual(parent, ctx, err, b)
+		// Nothing was sent: the request could not be built, or its
+		// credentials not obtained.
+		return toolrun.Output{}, notSent(contextual(parent, ctx, err, b))
 	}
 	where := req.Method + " " + toolrun.RedactURL(req.URL.String())
 	resp, err := e.clientFor(b, secrets).Do(req)
 	if err != nil {
-		return toolrun.Output{}, contextual(parent, ctx, transportError(where, err), b)
+		ae := contextual(parent, ctx, transportError(where, err), b)
+		if dialFailed(err) {
+			ae = notSent(ae)
+		}
+		return toolrun.Output{}, ae
 	}
 	defer func() { _ = resp.Body.Close() }()
 
@@ -255,6 +267,16 @@ func (e *Executor) readBody(resp *http.Response) ([]byte, bool, error) {
 		return buf.Bytes()[:e.maxBody], true, nil
 	}
 	return buf.Bytes(), false, nil
+}
+
+// notSent marks err, when it is an *errors.Error, as the failure of a
+// request that never reached the server ([toolrun.MarkNotSent]).
+func notSent(err error) error {
+	var ae *errors.Error
+	if errors.As(err, &ae) {
+		_ = toolrun.MarkNotSent(ae) // marks ae, in err's chain
+	}
+	return err
 }
 
 // opErrorf returns an error of the executor with the given code.

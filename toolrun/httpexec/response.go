@@ -258,6 +258,14 @@ func transportError(where string, err error) *errors.Error {
 	return opErrorf(errors.Unavailable, "%s: %w", where, err)
 }
 
+// dialFailed reports whether a request failed to connect to its server
+// (or its proxy): a refused connection, a host name that does not
+// resolve, no route to the host. No byte of the request was sent.
+func dialFailed(err error) bool {
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "dial"
+}
+
 // parseRetryAfter parses a Retry-After value: a number of seconds or an
 // HTTP date, relative to now. A date in the past means no wait.
 func parseRetryAfter(value string, now time.Time) (time.Duration, bool) {

@@ -40,12 +40,15 @@
 // process exits, its HTTP session ends), the next call opens a new
 // session; a call whose request could not be sent because the session had
 // ended is sent again once, on the new session, while a call that was
-// under way fails with a retryable [errors.Unavailable] error, since the
-// server may have acted on it: the runner's retry policy decides. (A call
-// of a tool annotated read-only or idempotent is sent again in both
-// cases, as doing it twice is harmless.) Failed
-// connection attempts back off exponentially ([WithReconnectBackoff]), and
-// the errors of calls made meanwhile carry the time left
+// under way fails with an [errors.Unavailable] error, since the server
+// may have acted on it. Both follow the rule of [toolrun.SafeToRepeat],
+// as the runner's retries do: a call of a tool annotated read-only or
+// idempotent (or declared so, toolrun.WithIdempotentTools) is sent again
+// in both cases, as doing it twice is harmless; any other, such as a
+// destructive tool whose server crashed during the call, runs once.
+// Failed connection attempts, whose calls were never sent
+// ([toolrun.MarkNotSent]), back off exponentially ([WithReconnectBackoff]),
+// and the errors of calls made meanwhile carry the time left
 // ([toolrun.RetryAfter]), which the runner's default retry policy honours.
 // [Manager.Close] closes every session; a child process that does not exit
 // once its input is closed gets SIGTERM, then SIGKILL, after a short grace

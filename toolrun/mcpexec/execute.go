@@ -30,9 +30,11 @@ import (
 // A session that turns out to be closed before the request left is
 // replaced, and the call sent on a new one. A session that breaks while
 // the call is under way is replaced too, but the call is sent again only
-// when the tool's annotations say that doing so is safe (ReadOnlyHint or
-// IdempotentHint): otherwise it may already have had its effect, and it
-// fails as retryable, leaving the choice to the caller's retry policy.
+// when [toolrun.SafeToRepeat] allows it (the tool is annotated read-only
+// or idempotent, or call.Idempotent is set): otherwise it may already
+// have had its effect, and it fails as unavailable, which the runner does
+// not retry either. A failure to connect to the server is marked
+// [toolrun.MarkNotSent].
 //
 // Errors: [errors.NotFound] for a server the manager does not know;
 // [errors.InvalidArgument] for a backend that is not an MCP one or
@@ -60,7 +62,8 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 		defer m.untrackProgress(token, sink)
 	}
 	var res *mcp.CallToolResult
-	err = s.do(ctx, safeToResend(&call.Tool), func(sess *mcp.ClientSession) error {
+	resend := func(err error) bool { return toolrun.SafeToRepeat(call, err) }
+	err = s.do(ctx, resend, func(sess *mcp.ClientSession) error {
 		// The SDK adds to a request's metadata: each attempt gets its own.
 		params := &mcp.CallToolParams{Name: name, Arguments: call.Args}
 		askForLogs(sess, params)
@@ -75,16 +78,6 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 		return toolrun.Output{}, err
 	}
 	return toolrun.Output{Raw: res, Content: res.Content, Structured: res.StructuredContent, IsError: res.IsError}, nil
-}
-
-// safeToResend reports whether a call of t that may have reached the
-// server can be sent again: the tool says it has no side effects, or
-// that calling it again with the same arguments has no further effect.
-// These are the server's hints about its own tool; a server that gets
-// them wrong gets the call twice.
-func safeToResend(t *toolmodel.Tool) bool {
-	a := t.Annotations
-	return a != nil && (a.ReadOnlyHint || a.IdempotentHint)
 }
 
 // progressSink passes a call's progress notifications to its callback

@@ -262,7 +262,7 @@ func (m *Manager) ListTools(ctx context.Context, server string) ([]*mcp.Tool, er
 	}
 	var tools []*mcp.Tool
 	// Listing has no effect on the server: it is safe to do again.
-	err = s.do(ctx, true, func(sess *mcp.ClientSession) error {
+	err = s.do(ctx, always, func(sess *mcp.ClientSession) error {
 		tools = tools[:0]
 		for tool, err := range sess.Tools(ctx, nil) {
 			if err != nil {

@@ -150,7 +150,8 @@ func (s *server) backoffError(wait time.Duration) *errors.Error {
 		Retryable: s.lastErr.Retryable,
 		Err:       fmt.Errorf("next connection attempt in %s, after: %w", wait.Round(time.Millisecond), s.lastErr.Err),
 	}
-	return toolrun.WithRetryAfter(e, wait)
+	// No session, so nothing was sent.
+	return toolrun.WithRetryAfter(toolrun.MarkNotSent(e), wait)
 }
 
 // connect makes a connection attempt, on its own goroutine so that a
@@ -172,6 +173,7 @@ func (c *conn) connect(d *dialAttempt) {
 		s.retryAt = time.Now().Add(delay)
 		// Callers learn how long to wait before the next attempt.
 		e := *s.lastErr
+		e.Meta = maps.Clone(e.Meta)
 		d.err = toolrun.WithRetryAfter(&e, delay)
 	case s.closed || (c.caller != nil && s.callers[c.caller] != c):
 		// The server was closed, or the client went away, while the
@@ -255,7 +257,8 @@ func (s *server) connectError(ctx context.Context, err error) *errors.Error {
 	}
 	e.Backend = identity(s.name)
 	e.Err = fmt.Errorf("connect to MCP server %q: %w", s.name, e.Err)
-	return e
+	// The call waiting for this connection was not sent.
+	return toolrun.MarkNotSent(e)
 }
 
 // watch forgets the session once it ends, so that the next call opens a
@@ -290,14 +293,15 @@ func (c *conn) discard(sess *mcp.ClientSession) {
 	}()
 }
 
-// do runs fn on the session that serves ctx. When fn fails because the
-// session broke before its request was sent, or at any point before the
-// answer when resending is safe (resend: the request has no effect the
-// server would do twice), do runs it again, once, on a new session.
-// While fn runs, the call is in flight on its connection, so that the
-// server's requests and log messages reach the call's client. Errors are
+// do runs fn on the session that serves ctx. When fn fails because its
+// session broke, and resend allows it for that failure (classified, and
+// marked [toolrun.MarkNotSent] when the request was not sent), do runs it
+// again, once, on a new session: executions pass
+// [toolrun.SafeToRepeat], requests without effect [always]. While fn
+// runs, the call is in flight on its connection, so that the server's
+// requests and log messages reach the call's client. Errors are
 // classified; see [callError].
-func (s *server) do(ctx context.Context, resend bool, fn func(*mcp.ClientSession) error) error {
+func (s *server) do(ctx context.Context, resend func(error) bool, fn func(*mcp.ClientSession) error) error {
 	for attempt := 1; ; attempt++ {
 		c, sess, err := s.session(ctx)
 		if err != nil {
@@ -323,14 +327,21 @@ func (s *server) do(ctx context.Context, resend bool, fn func(*mcp.ClientSession
 			return e
 		}
 		c.discard(sess)
-		if attempt == 1 && (resend || notSent(err)) {
-			continue
-		}
 		e := callError(err)
 		e.Backend = identity(s.name)
+		if notSent(err) {
+			e = toolrun.MarkNotSent(e)
+		}
+		if attempt == 1 && resend(e) {
+			continue
+		}
 		return e
 	}
 }
+
+// always is the resend rule of requests that have no effect on the
+// server, such as listing its tools: they can always be sent again.
+func always(error) bool { return true }
 
 // close closes the server's sessions and makes later calls fail.
 func (s *server) close() error {

@@ -243,7 +243,10 @@ func newSearcher(cfg config.Search) (toolindex.Searcher, error) {
 
 // newRunner returns the runner with the configuration's policy and limits.
 func newRunner(cfg *config.Config, executors *toolrun.ExecutorRegistry, idx toolindex.Index) (*toolrun.Runner, error) {
-	opts := []toolrun.Option{toolrun.WithIndex(idx)}
+	opts := []toolrun.Option{toolrun.WithIndex(idx), toolrun.WithIdempotentTools(idempotentTools(cfg)...)}
+	if cfg.Limits.Timeout > 0 {
+		opts = append(opts, toolrun.WithDefaultTimeout(time.Duration(cfg.Limits.Timeout)))
+	}
 	if len(cfg.Policy.Allow)+len(cfg.Policy.Deny) > 0 {
 		policy := toolrun.AllowDeny{Allow: cfg.Policy.Allow, Deny: cfg.Policy.Deny}
 		if err := policy.Validate(); err != nil {
@@ -260,6 +263,28 @@ func newRunner(cfg *config.Config, executors *toolrun.ExecutorRegistry, idx tool
 		opts = append(opts, toolrun.WithRetryPolicy(retry))
 	}
 	return toolrun.New(executors, opts...), nil
+}
+
+// idempotentTools returns the patterns of tool IDs the upstreams declare
+// idempotent: each upstream's patterns of its own tool names, in its
+// namespace.
+func idempotentTools(cfg *config.Config) []string {
+	var patterns []string
+	add := func(namespace, name string, own config.ToolPatterns) {
+		for _, p := range own {
+			patterns = append(patterns, config.NamespaceOf(namespace, name)+":"+p)
+		}
+	}
+	for _, s := range cfg.MCPServers {
+		add(s.Namespace, s.Name, s.Idempotent)
+	}
+	for _, o := range cfg.OpenAPI {
+		add(o.Namespace, o.Name, o.Idempotent)
+	}
+	for _, g := range cfg.GRPC {
+		add(g.Namespace, g.Name, g.Idempotent)
+	}
+	return patterns
 }
 
 // job connects one upstream and returns the number of tools it brought.

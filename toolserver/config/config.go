@@ -61,6 +61,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -161,14 +162,21 @@ type Policy struct {
 
 // Limits bound every call.
 type Limits struct {
-	// Timeout bounds each call, retries included.
+	// Timeout bounds each call, retries included (0: the runner's
+	// default, toolrun.DefaultCallTimeout, 60s). A call whose upstream
+	// does not answer in time fails with code timeout, naming the tool,
+	// the upstream and the timeout.
 	Timeout Duration `yaml:"timeout"`
 	// MaxConcurrent bounds the calls running at once (0: no bound).
 	MaxConcurrent int `yaml:"maxConcurrent"`
 	// PerBackend bounds the calls running at once on one backend.
 	PerBackend int `yaml:"perBackend"`
 	// Retries is the most attempts of a call that fails with a retryable
-	// error (0: the default, 3; 1: no retry).
+	// error (0: the default, 3; 1: no retry). A call is retried only when
+	// that is safe: its request never reached the upstream, or its tool
+	// is idempotent (annotated so by its server, an HTTP GET, HEAD,
+	// OPTIONS, PUT or DELETE, a gRPC method declared idempotent, or listed
+	// in its upstream's Idempotent).
 	Retries int `yaml:"retries"`
 	// ConnectTimeout bounds the connection of each upstream at start-up.
 	ConnectTimeout Duration `yaml:"connectTimeout"`
@@ -212,6 +220,10 @@ type MCPServer struct {
 	// the catalogue. A name that a meta-tool or another upstream also
 	// exposes stops the server at start-up.
 	KeepNames bool `yaml:"keepNames"`
+	// Idempotent lists the server's tools that are safe to call again
+	// after a failure that may have reached the server, beyond those it
+	// annotates readOnlyHint or idempotentHint (see [ToolPatterns]).
+	Idempotent ToolPatterns `yaml:"idempotent"`
 }
 
 // OpenAPI is an HTTP API whose operations become tools.
@@ -231,6 +243,11 @@ type OpenAPI struct {
 	// Usernames maps security scheme names to the basic-auth user name or
 	// the OAuth2 client ID, which are not secret.
 	Usernames map[string]string `yaml:"usernames"`
+	// Idempotent lists the API's tools (named after their operations)
+	// that are safe to call again after a failure that may have reached
+	// the API, beyond the GET, HEAD, OPTIONS, PUT and DELETE operations:
+	// a POST that searches, say (see [ToolPatterns]).
+	Idempotent ToolPatterns `yaml:"idempotent"`
 }
 
 // GRPC is a gRPC service whose methods become tools.
@@ -247,6 +264,71 @@ type GRPC struct {
 	// TLS configures transport security; the default is TLS with the
 	// system's roots.
 	TLS TLS `yaml:"tls"`
+	// Idempotent lists the service's tools that are safe to call again
+	// after a failure that may have reached the service, beyond the
+	// methods whose idempotency_level is NO_SIDE_EFFECTS or IDEMPOTENT
+	// (see [ToolPatterns]).
+	Idempotent ToolPatterns `yaml:"idempotent"`
+}
+
+// ToolPatterns lists tools of one upstream by their own names, without
+// the namespace: names, or globs in the syntax of [path.Match] ("get_*",
+// "*" for every tool). In YAML it is a list of patterns, one pattern, or
+// a boolean: true stands for every tool, false for none.
+//
+// An upstream's Idempotent patterns declare tools whose calls are safe to
+// run again after a failure that may have reached the upstream: the
+// runner retries them (limits.retries) as it does the tools known to be
+// idempotent. Declare only tools for which doing something twice does
+// no harm.
+type ToolPatterns []string
+
+// UnmarshalYAML decodes a list of patterns, one pattern or a boolean.
+func (p *ToolPatterns) UnmarshalYAML(n *yaml.Node) error {
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null":
+		*p = nil
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool":
+		var all bool
+		if err := n.Decode(&all); err != nil {
+			return fmt.Errorf("line %d: %q is not true or false", n.Line, n.Value)
+		}
+		*p = nil
+		if all {
+			*p = ToolPatterns{"*"}
+		}
+	case n.Kind == yaml.ScalarNode:
+		*p = ToolPatterns{n.Value}
+	case n.Kind == yaml.SequenceNode:
+		list := make(ToolPatterns, 0, len(n.Content))
+		for _, item := range n.Content {
+			if item.Kind != yaml.ScalarNode || item.ShortTag() == "!!null" {
+				return fmt.Errorf("line %d: a tool pattern is a string, such as get_*", item.Line)
+			}
+			list = append(list, item.Value)
+		}
+		*p = list
+	default:
+		return fmt.Errorf("line %d: expected true, false, a tool pattern or a list of them", n.Line)
+	}
+	return nil
+}
+
+// validToolPattern reports what is wrong with a pattern of [ToolPatterns].
+func validToolPattern(pattern string) error {
+	if pattern == "" {
+		return errors.New("empty")
+	}
+	for i := 0; i < len(pattern); i++ {
+		c := pattern[i]
+		if toolmodel.ValidateName(string(c)) != nil && !strings.ContainsRune("*?[]^!\\", rune(c)) {
+			return fmt.Errorf("byte %q at offset %d: a pattern holds the letters, digits, '_', '.' and '-' of tool names and the glob characters *?[]^!\\", c, i)
+		}
+	}
+	if _, err := path.Match(pattern, ""); err != nil {
+		return fmt.Errorf("not a valid glob: %w", err)
+	}
+	return nil
 }
 
 // TLS configures a gRPC connection's transport security.
@@ -460,10 +542,18 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
+	idempotent := func(where string, patterns ToolPatterns) {
+		for _, pattern := range patterns {
+			if err := validToolPattern(pattern); err != nil {
+				add("%s.idempotent %q: %v", where, pattern, err)
+			}
+		}
+	}
 	for i, s := range c.MCPServers {
 		unique("mcpServers", s.Name, i)
 		where := fmt.Sprintf("mcpServers[%d]", i)
 		namespace(where, s.Namespace)
+		idempotent(where, s.Idempotent)
 		switch {
 		case s.Command == "" && s.URL == "":
 			add("%s needs a command or a url", where)
@@ -477,6 +567,7 @@ func (c *Config) Validate() error {
 		unique("openapi", o.Name, i)
 		where := fmt.Sprintf("openapi[%d]", i)
 		namespace(where, o.Namespace)
+		idempotent(where, o.Idempotent)
 		if o.Spec == "" {
 			add("%s.spec is missing", where)
 		}
@@ -488,6 +579,7 @@ func (c *Config) Validate() error {
 		unique("grpc", g.Name, i)
 		where := fmt.Sprintf("grpc[%d]", i)
 		namespace(where, g.Namespace)
+		idempotent(where, g.Idempotent)
 		if g.Address == "" {
 			add("%s.address is missing", where)
 		}

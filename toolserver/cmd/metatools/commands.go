@@ -337,7 +337,7 @@ func (e *env) runTool(ctx context.Context, args []string) error {
 	var c common
 	c.register(fs)
 	backend := fs.String("backend", "", "preferred backend `identity`, such as mcp:github")
-	timeout := fs.Duration("timeout", 0, "bound on the call (0: none)")
+	timeout := fs.Duration("timeout", 0, "bound on the call (0: limits.timeout, by default 60s)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err

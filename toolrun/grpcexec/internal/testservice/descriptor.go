@@ -94,6 +94,12 @@ func method(name, in, out string, clientStreams, serverStreams bool) *descriptor
 	}
 }
 
+// idempotency sets a method's idempotency_level option.
+func idempotency(m *descriptorpb.MethodDescriptorProto, level descriptorpb.MethodOptions_IdempotencyLevel) *descriptorpb.MethodDescriptorProto {
+	m.Options = &descriptorpb.MethodOptions{IdempotencyLevel: level.Enum()}
+	return m
+}
+
 func comment(text string, path ...int32) *descriptorpb.SourceCodeInfo_Location {
 	return &descriptorpb.SourceCodeInfo_Location{Path: path, Span: []int32{0, 0, 1}, LeadingComments: proto.String(text)}
 }
@@ -157,8 +163,8 @@ func fileProto(version int) *descriptorpb.FileDescriptorProto {
 			method("Status", p("StatusRequest"), wktEmpty, false, false),
 			method("Block", wktEmpty, wktEmpty, false, false),
 			method("Count", p("CountRequest"), p("CountReply"), false, true),
-			method("Headers", wktEmpty, wktStruct, false, false),
-			method("Now", wktEmpty, wktTimestamp, false, false),
+			idempotency(method("Headers", wktEmpty, wktStruct, false, false), descriptorpb.MethodOptions_IDEMPOTENT),
+			idempotency(method("Now", wktEmpty, wktTimestamp, false, false), descriptorpb.MethodOptions_NO_SIDE_EFFECTS),
 			method("SetName", "google.protobuf.StringValue", wktEmpty, false, false),
 			method("Upload", p("Sample"), p("Sample"), true, false),
 			method("Chat", p("Sample"), p("Sample"), true, true),

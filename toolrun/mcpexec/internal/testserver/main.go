@@ -2,7 +2,10 @@
 // the tests of mcpexec: the tools of package testtools, plus tools that
 // only make sense in a process of their own.
 //
-//   - crash exits the process at once, with status 3;
+//   - crash, annotated destructive and not idempotent, exits the process
+//     at once, with status 3, after appending a line to the file named by
+//     the environment variable MCPEXEC_TEST_CRASH_LOG, when it is set, so
+//     that a test counts its executions across processes;
 //   - hang never returns, even when canceled, so the process does not
 //     exit when its input is closed;
 //   - pid returns {"pid": the process ID};
@@ -38,7 +41,16 @@ func main() {
 	}
 
 	s := testtools.NewServer(testtools.Config{})
-	s.AddTool(&mcp.Tool{Name: "crash", InputSchema: objectSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	destructive := true
+	crash := &mcp.Tool{Name: "crash", InputSchema: objectSchema, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}
+	s.AddTool(crash, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if path := os.Getenv("MCPEXEC_TEST_CRASH_LOG"); path != "" {
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+			if err == nil {
+				_, _ = f.WriteString("crash\n")
+				_ = f.Close()
+			}
+		}
 		os.Exit(3)
 		return nil, nil
 	})
