@@ -207,6 +207,10 @@ type OpenAPI struct {
 	// Usernames maps security scheme names to the basic-auth user name or
 	// the OAuth2 client ID, which are not secret.
 	Usernames map[string]string `yaml:"usernames"`
+	// MaxDocumentBytes is the largest document read, in bytes; 0 means
+	// openapi.DefaultMaxDocumentBytes (8 MiB). A larger document is
+	// refused before it is parsed.
+	MaxDocumentBytes int64 `yaml:"maxDocumentBytes"`
 }
 
 // GRPC is a gRPC service whose methods become tools.
@@ -449,6 +453,9 @@ func (c *Config) Validate() error {
 		}
 		if o.BaseURL != "" && !isHTTPURL(o.BaseURL) {
 			add("%s.baseUrl %q is not an http(s) URL", where, o.BaseURL)
+		}
+		if o.MaxDocumentBytes < 0 {
+			add("%s.maxDocumentBytes must not be negative", where)
 		}
 	}
 	for i, g := range c.GRPC {

@@ -58,6 +58,7 @@ func TestParseErrors(t *testing.T) {
 		{"missing spec and address", "openapi: [{name: o}]\ngrpc: [{name: g}]", "openapi[0].spec is missing; grpc[0].address is missing"},
 		{"bad url", "mcpServers: [{name: a, url: 'ftp://x'}]", `mcpServers[0].url "ftp://x" is not an http(s) URL`},
 		{"bad pattern", "policy: {deny: ['a b']}", `tool pattern "a b" is malformed`},
+		{"negative document size", "openapi: [{name: o, spec: s.yaml, maxDocumentBytes: -1}]", "openapi[0].maxDocumentBytes must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
