@@ -222,7 +222,7 @@ func contextError(err error) *errors.Error {
 // the document are resolved against rawURL. A failure to fetch is
 // classified as an HTTP error of the repository's errors package
 // ([errors.FromHTTP]), or as [errors.Unavailable] for the network. ctx
-// bounds the whole import, fetch and parse, as it does [ImportFile]'s; a
+// bounds the fetch, and then ends the import as it does [ImportFile]'s; a
 // response larger than the size limit is not read beyond it.
 func ImportURL(ctx context.Context, namespace, rawURL string, opts ...Option) ([]toolindex.Registration, error) {
 	cfg := newConfig(opts)
