@@ -1,12 +1,12 @@
 package httpexec
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
-	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
 )
 
@@ -35,7 +35,7 @@ func (e *Executor) clientFor(b *toolmodel.HTTPBackend, secrets []string) *http.C
 			return policy(req, via)
 		}
 		if len(via) >= defaultMaxRedirects {
-			return errors.Errorf(errors.Unavailable, "stopped after %d redirects", defaultMaxRedirects)
+			return fmt.Errorf("stopped after %d redirects", defaultMaxRedirects)
 		}
 		return nil
 	}

@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun/httpexec"
 )
@@ -91,5 +93,30 @@ func TestRedirectCredentials(t *testing.T) {
 		assert.Equal(t, secretValue, s.Header.Get("X-Api-Key"))
 		assert.Equal(t, "session-"+secretValue, s.Header.Get("X-Session"))
 		assert.Empty(t, s.Header.Get("Referer"), "no Referer is ever sent")
+	})
+}
+
+func TestRedirectPolicy(t *testing.T) {
+	var hops atomic.Int32
+	loop := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hops.Add(1)
+		http.Redirect(w, r, "/again", http.StatusFound)
+	}))
+	b := &toolmodel.HTTPBackend{BaseURL: loop.URL, Path: "/"}
+
+	t.Run("a loop stops", func(t *testing.T) {
+		hops.Store(0)
+		_, err := newExecutor(loop).Execute(context.Background(), httpCall(b, nil))
+		require.ErrorIs(t, err, errors.ErrUnavailable)
+		assert.Contains(t, err.Error(), "stopped after 10 redirects")
+		assert.Equal(t, int32(10), hops.Load())
+	})
+	t.Run("the client's own policy decides", func(t *testing.T) {
+		hops.Store(0)
+		client := loop.Client()
+		client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		_, err := httpexec.New(httpexec.WithHTTPClient(client)).Execute(context.Background(), httpCall(b, nil))
+		require.NoError(t, err, "the redirect response itself is the result")
+		assert.Equal(t, int32(1), hops.Load())
 	})
 }

@@ -28,7 +28,7 @@ func (e *Executor) newRequest(ctx context.Context, b *toolmodel.HTTPBackend, arg
 	}
 	base, err := url.Parse(b.BaseURL)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, opErrorf(errors.InvalidArgument, "base URL %q is not an absolute http(s) URL", b.BaseURL)
+		return nil, opErrorf(errors.InvalidArgument, "base URL %s is not an absolute http(s) URL", toolrun.RedactURL(b.BaseURL))
 	}
 	consumed := make(map[string]bool, len(b.QueryParams)+len(b.HeaderParams)+2)
 	path, err := fillPath(b.Path, args, consumed)

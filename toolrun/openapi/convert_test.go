@@ -476,7 +476,7 @@ func TestImportErrors(t *testing.T) {
 		})
 	}
 	t.Run("missing file", func(t *testing.T) {
-		_, err := openapi.ImportFile("ns", filepath.Join(t.TempDir(), "nope.yaml"))
+		_, err := openapi.ImportFile(context.Background(), "ns", filepath.Join(t.TempDir(), "nope.yaml"))
 		require.ErrorIs(t, err, errors.ErrNotFound)
 	})
 	t.Run("a reference to nothing", func(t *testing.T) {
@@ -516,9 +516,9 @@ func TestImportFileReadsJSONAndYAML(t *testing.T) {
 	jsonDoc := `{"openapi":"3.0.3","info":{"title":"T","version":"1"},"servers":[{"url":"https://api.example.com"}],
 		"paths":{"/x":{"get":{"operationId":"op","responses":{"204":{"description":"ok"}}}}}}`
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "api.json"), []byte(jsonDoc), 0o600))
-	fromYAML, err := openapi.ImportFile("ns", filepath.Join(dir, "api.yaml"))
+	fromYAML, err := openapi.ImportFile(context.Background(), "ns", filepath.Join(dir, "api.yaml"))
 	require.NoError(t, err)
-	fromJSON, err := openapi.ImportFile("ns", filepath.Join(dir, "api.json"))
+	fromJSON, err := openapi.ImportFile(context.Background(), "ns", filepath.Join(dir, "api.json"))
 	require.NoError(t, err)
 	require.Len(t, fromYAML, 1)
 	assert.Equal(t, fromYAML, fromJSON)

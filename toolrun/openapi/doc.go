@@ -7,7 +7,7 @@
 // ([ImportFile]) or a URL ([ImportURL]) with github.com/getkin/kin-openapi,
 // which only the programs importing this package compile.
 //
-//	regs, err := openapi.ImportFile("petstore", "petstore.yaml",
+//	regs, err := openapi.ImportFile(ctx, "petstore", "petstore.yaml",
 //		openapi.WithCredentials(func(scheme string) openapi.Credentials {
 //			return openapi.Credentials{Secret: "PETSTORE_TOKEN"}
 //		}))
@@ -69,4 +69,16 @@
 //
 // Warnings ([WithWarnings]) report what was left out; errors are for a
 // document that cannot be read at all ([errors.InvalidArgument]).
+//
+// # Cost and limits
+//
+// Parsing a document costs far more than its size: tens of times in
+// memory, and minutes for a document of 20 MB. A document over the size
+// limit, 8 MiB unless [WithMaxDocumentBytes] says otherwise, is refused
+// before it is parsed ([ErrDocumentTooLarge]), and neither a file nor a
+// response is read beyond it. [ImportFile] and [ImportURL] take a
+// context that bounds the fetch and ends the import before the parse and
+// between two operations; the parse itself, bounded by the size limit,
+// runs to its end. Errors name a document's URL without its query, user
+// info or fragment, which may hold credentials.
 package openapi

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,9 +28,16 @@ const opImport = "openapi.Import"
 // quotes.
 const maxErrorBody = 1024
 
-// DefaultMaxDocumentBytes is the largest document [ImportURL] reads unless
-// told otherwise with [WithMaxDocumentBytes]: 32 MiB.
-const DefaultMaxDocumentBytes = 32 << 20
+// DefaultMaxDocumentBytes is the largest document an import reads unless
+// told otherwise with [WithMaxDocumentBytes]: 8 MiB. Parsing costs far
+// more than the document's size in time and memory (a 20 MB document
+// takes minutes and gigabytes), so that a larger one is refused.
+const DefaultMaxDocumentBytes = 8 << 20
+
+// ErrDocumentTooLarge is the cause of the [errors.ResourceExhausted] error
+// of an import whose document exceeds the size limit
+// ([WithMaxDocumentBytes]); Meta["limit"] holds the limit in bytes.
+var ErrDocumentTooLarge = errors.New("OpenAPI document too large")
 
 // Warning reports something of the document that the import could not
 // carry over: an operation left out, or a part of one ignored.
@@ -113,8 +122,10 @@ func WithWarnings(fn func(Warning)) Option {
 	return func(c *config) { c.warn = fn }
 }
 
-// WithMaxDocumentBytes caps the size of a document [ImportURL] reads; n < 1
-// means [DefaultMaxDocumentBytes].
+// WithMaxDocumentBytes caps the size of the documents that [Import],
+// [ImportFile] and [ImportURL] accept; n < 1 means
+// [DefaultMaxDocumentBytes]. A larger document is refused before it is
+// parsed, and a file or response is not read beyond the limit.
 func WithMaxDocumentBytes(n int64) Option {
 	return func(c *config) {
 		if n > 0 {
@@ -138,31 +149,81 @@ func newConfig(opts []Option) *config {
 //
 // References must stay inside the document. A malformed document, or one
 // of another version, is an error of code [errors.InvalidArgument]; an
-// operation that cannot become a tool is left out with a [Warning].
+// operation that cannot become a tool is left out with a [Warning]. A
+// document larger than the size limit ([WithMaxDocumentBytes]) is an
+// error of code [errors.ResourceExhausted] ([ErrDocumentTooLarge]).
 func Import(namespace string, doc []byte, opts ...Option) ([]toolindex.Registration, error) {
-	return importDoc(namespace, doc, newConfig(opts))
+	cfg := newConfig(opts)
+	if int64(len(doc)) > cfg.maxBytes {
+		return nil, tooLarge(cfg)
+	}
+	return importDoc(context.Background(), namespace, doc, cfg)
 }
 
-// ImportFile imports the document in the file at path; see [Import].
-func ImportFile(namespace, path string, opts ...Option) ([]toolindex.Registration, error) {
-	data, err := os.ReadFile(path)
+// ImportFile imports the document in the file at path; see [Import]. A
+// file larger than the size limit is refused without being read. The
+// import stops with ctx's error, of code [errors.Timeout] or
+// [errors.Canceled], when ctx ends before the document is parsed or
+// between two operations (parsing itself runs to its end: the size limit
+// bounds it).
+func ImportFile(ctx context.Context, namespace, path string, opts ...Option) ([]toolindex.Registration, error) {
+	cfg := newConfig(opts)
+	data, err := readFile(path, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return importDoc(ctx, namespace, data, cfg)
+}
+
+// readFile reads the document in the file at path, refusing a file over
+// the size limit: by its size when it is a regular file, else once the
+// limit is passed, without reading further.
+func readFile(path string, cfg *config) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		code := errors.Internal
 		if errors.Is(err, os.ErrNotExist) {
 			code = errors.NotFound
 		}
-		e := errors.Errorf(code, "read OpenAPI document: %w", err)
-		e.Op = opImport
-		return nil, e
+		return nil, importErrorf(code, "read OpenAPI document: %w", err)
 	}
-	return importDoc(namespace, data, newConfig(opts))
+	defer func() { _ = f.Close() }()
+	var buf bytes.Buffer
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		if info.Size() > cfg.maxBytes {
+			return nil, tooLarge(cfg)
+		}
+		buf.Grow(int(info.Size()) + bytes.MinRead)
+	}
+	n, err := buf.ReadFrom(io.LimitReader(f, cfg.maxBytes+1))
+	if err != nil {
+		return nil, importErrorf(errors.Internal, "read OpenAPI document: %w", err)
+	}
+	if n > cfg.maxBytes {
+		return nil, tooLarge(cfg)
+	}
+	return buf.Bytes(), nil
+}
+
+// tooLarge returns the error of a document over the size limit.
+func tooLarge(cfg *config) *errors.Error {
+	e := importErrorf(errors.ResourceExhausted, "%w: it exceeds the limit of %d bytes (WithMaxDocumentBytes)", ErrDocumentTooLarge, cfg.maxBytes)
+	e.Meta = map[string]string{"limit": strconv.FormatInt(cfg.maxBytes, 10)}
+	return e
+}
+
+// contextError returns the error of an import that ctx's end stopped.
+func contextError(err error) *errors.Error {
+	return importErrorf(errors.CodeOf(err), "import OpenAPI document: %w", err)
 }
 
 // ImportURL fetches the document at rawURL with the client of
 // [WithHTTPClient] and imports it; see [Import]. Relative server URLs in
 // the document are resolved against rawURL. A failure to fetch is
 // classified as an HTTP error of the repository's errors package
-// ([errors.FromHTTP]), or as [errors.Unavailable] for the network.
+// ([errors.FromHTTP]), or as [errors.Unavailable] for the network. ctx
+// bounds the fetch, and then ends the import as it does [ImportFile]'s; a
+// response larger than the size limit is not read beyond it.
 func ImportURL(ctx context.Context, namespace, rawURL string, opts ...Option) ([]toolindex.Registration, error) {
 	cfg := newConfig(opts)
 	u, err := url.Parse(rawURL)
@@ -174,7 +235,7 @@ func ImportURL(ctx context.Context, namespace, rawURL string, opts ...Option) ([
 	if err != nil {
 		return nil, err
 	}
-	return importDoc(namespace, data, cfg)
+	return importDoc(ctx, namespace, data, cfg)
 }
 
 // fetch reads the document at u, up to the size limit.
@@ -187,7 +248,7 @@ func fetch(ctx context.Context, cfg *config, u *url.URL) ([]byte, error) {
 	resp, err := cfg.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, importErrorf(errors.CodeOf(ctx.Err()), "fetch OpenAPI document: %w", ctx.Err())
+			return nil, contextError(ctx.Err())
 		}
 		// The error's URL may hold credentials (an API key in the query):
 		// the message names the document by its redacted URL instead.
@@ -207,7 +268,7 @@ func fetch(ctx context.Context, cfg *config, u *url.URL) ([]byte, error) {
 		return nil, e
 	}
 	if int64(len(data)) > cfg.maxBytes {
-		return nil, importErrorf(errors.ResourceExhausted, "OpenAPI document exceeds the limit of %d bytes", cfg.maxBytes)
+		return nil, tooLarge(cfg)
 	}
 	return data, nil
 }
@@ -220,6 +281,8 @@ func importErrorf(code errors.Code, format string, args ...any) *errors.Error {
 
 // importer holds the state of one import.
 type importer struct {
+	// ctx ends the import between two operations.
+	ctx       context.Context
 	namespace string
 	cfg       *config
 	doc       *openapi3.T
@@ -228,19 +291,26 @@ type importer struct {
 	validator *toolmodel.Validator
 }
 
-func importDoc(namespace string, data []byte, cfg *config) (regs []toolindex.Registration, err error) {
+func importDoc(ctx context.Context, namespace string, data []byte, cfg *config) (regs []toolindex.Registration, err error) {
 	if err := toolmodel.ValidateName(namespace); err != nil {
 		return nil, importErrorf(errors.InvalidArgument, "namespace %q: %w", namespace, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, contextError(err)
 	}
 	doc, err := load(data)
 	if err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, contextError(err)
 	}
 	raw, err := asJSON(doc)
 	if err != nil {
 		return nil, err
 	}
 	im := &importer{
+		ctx:       ctx,
 		namespace: namespace,
 		cfg:       cfg,
 		doc:       doc,

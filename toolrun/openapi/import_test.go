@@ -1,6 +1,7 @@
 package openapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -38,7 +39,7 @@ func importFixture(t *testing.T, name string, opts ...openapi.Option) ([]toolind
 		openapi.WithCredentials(trackerCredentials),
 		openapi.WithWarnings(func(w openapi.Warning) { warnings = append(warnings, w.String()) }),
 	}, opts...)
-	regs, err := openapi.ImportFile("tracker", filepath.Join("testdata", name), opts...)
+	regs, err := openapi.ImportFile(context.Background(), "tracker", filepath.Join("testdata", name), opts...)
 	require.NoError(t, err)
 	return regs, warnings
 }

@@ -60,6 +60,9 @@ func (im *importer) registrations() ([]toolindex.Registration, error) {
 			if op == nil {
 				continue
 			}
+			if err := im.ctx.Err(); err != nil {
+				return nil, contextError(err)
+			}
 			where := method + " " + path
 			reg, err := im.operation(method, path, item, op)
 			if err != nil {

@@ -202,9 +202,9 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 			return c.addMCPServer(ctx, s)
 		}})
 	}
-	for _, o := range cfg.OpenAPI {
+	for i, o := range cfg.OpenAPI {
 		jobs = append(jobs, job{Upstream{Kind: "openapi", Name: o.Name}, func(ctx context.Context) (int, error) {
-			return c.addOpenAPI(ctx, cfg, o)
+			return c.addOpenAPI(ctx, cfg, i)
 		}})
 	}
 	for i, g := range cfg.GRPC {
@@ -378,12 +378,13 @@ func (c *Catalog) addMCPServer(ctx context.Context, s config.MCPServer) (int, er
 	return len(regs), nil
 }
 
-// addOpenAPI imports the operations of an OpenAPI document, from a file
-// or a URL.
-func (c *Catalog) addOpenAPI(ctx context.Context, cfg *config.Config, o config.OpenAPI) (int, error) {
+// addOpenAPI imports the operations of the i-th OpenAPI document of cfg,
+// from a file or a URL, within ctx (the connect timeout).
+func (c *Catalog) addOpenAPI(ctx context.Context, cfg *config.Config, i int) (int, error) {
+	o := cfg.OpenAPI[i]
 	opts := []openapi.Option{openapi.WithCredentials(func(scheme string) openapi.Credentials {
 		return openapi.Credentials{Secret: o.Secrets[scheme], Username: o.Usernames[scheme]}
-	})}
+	}), openapi.WithMaxDocumentBytes(o.MaxDocumentBytes)}
 	if o.BaseURL != "" {
 		opts = append(opts, openapi.WithBaseURL(o.BaseURL))
 	}
@@ -394,7 +395,10 @@ func (c *Catalog) addOpenAPI(ctx context.Context, cfg *config.Config, o config.O
 	if u, perr := url.Parse(spec); perr == nil && (u.Scheme == "http" || u.Scheme == "https") {
 		regs, err = openapi.ImportURL(ctx, namespace, spec, opts...)
 	} else {
-		regs, err = openapi.ImportFile(namespace, spec, opts...)
+		regs, err = openapi.ImportFile(ctx, namespace, spec, opts...)
+	}
+	if errors.Is(err, openapi.ErrDocumentTooLarge) {
+		return 0, fmt.Errorf("%w; openapi[%d].maxDocumentBytes raises the limit", err, i)
 	}
 	if err != nil {
 		return 0, err

@@ -70,3 +70,52 @@ openapi:
 	_, err = cat.Runner.Run(ctx, "notes:getNote", map[string]any{"id": 9})
 	require.ErrorIs(t, err, errors.ErrNotFound)
 }
+
+// TestOpenAPIDocumentLimits checks the bounds of an OpenAPI import at
+// start-up: the document's size, the connect timeout, and errors that do
+// not show the secrets of the document's URL.
+func TestOpenAPIDocumentLimits(t *testing.T) {
+	t.Run("size", func(t *testing.T) {
+		cat := build(t, `
+builtin: {disabled: true}
+openapi: [{name: notes, spec: testdata/notes.yaml, maxDocumentBytes: 100}]
+`)
+		ups := cat.Upstreams()
+		require.Len(t, ups, 1)
+		require.ErrorIs(t, ups[0].Err, errors.ErrResourceExhausted)
+		assert.Contains(t, ups[0].Err.Error(), "limit of 100 bytes")
+		assert.Contains(t, ups[0].Err.Error(), "openapi[0].maxDocumentBytes")
+	})
+	t.Run("connect timeout", func(t *testing.T) {
+		release := make(chan struct{})
+		silent := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}))
+		t.Cleanup(silent.Close)
+		t.Cleanup(func() { close(release) })
+		cat := build(t, fmt.Sprintf(`
+builtin: {disabled: true}
+limits: {connectTimeout: 100ms}
+openapi: [{name: silent, spec: "%s/spec.yaml"}]
+`, silent.URL))
+		ups := cat.Upstreams()
+		require.Len(t, ups, 1)
+		require.ErrorIs(t, ups[0].Err, errors.ErrTimeout)
+	})
+	t.Run("a URL's secrets", func(t *testing.T) {
+		closed := httptest.NewServer(http.NotFoundHandler())
+		closed.Close()
+		cat := build(t, fmt.Sprintf(`
+builtin: {disabled: true}
+openapi: [{name: gone, spec: "%s/spec.yaml?api_key=k3y-of-the-spec"}]
+`, closed.URL))
+		ups := cat.Upstreams()
+		require.Len(t, ups, 1)
+		require.ErrorIs(t, ups[0].Err, errors.ErrUnavailable)
+		assert.NotContains(t, ups[0].Err.Error(), "k3y-of-the-spec")
+		assert.Contains(t, ups[0].Err.Error(), closed.URL+"/spec.yaml")
+	})
+}

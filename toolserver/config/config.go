@@ -248,6 +248,10 @@ type OpenAPI struct {
 	// the API, beyond the GET, HEAD, OPTIONS, PUT and DELETE operations:
 	// a POST that searches, say (see [ToolPatterns]).
 	Idempotent ToolPatterns `yaml:"idempotent"`
+	// MaxDocumentBytes is the largest document read, in bytes; 0 means
+	// openapi.DefaultMaxDocumentBytes (8 MiB). A larger document is
+	// refused before it is parsed.
+	MaxDocumentBytes int64 `yaml:"maxDocumentBytes"`
 }
 
 // GRPC is a gRPC service whose methods become tools.
@@ -573,6 +577,9 @@ func (c *Config) Validate() error {
 		}
 		if o.BaseURL != "" && !isHTTPURL(o.BaseURL) {
 			add("%s.baseUrl %q is not an http(s) URL", where, o.BaseURL)
+		}
+		if o.MaxDocumentBytes < 0 {
+			add("%s.maxDocumentBytes must not be negative", where)
 		}
 	}
 	for i, g := range c.GRPC {

@@ -70,6 +70,7 @@ func TestParseErrors(t *testing.T) {
 		{"blank bearer token", "server: {http: {bearerTokens: [' ']}}", "server.http.bearerTokens[0] is empty"},
 		{"negative session cap", "server: {http: {maxSessions: -1}}", "server timeouts and limits must not be negative"},
 		{"negative shutdown timeout", "server: {shutdownTimeout: -1s}", "server timeouts and limits must not be negative"},
+		{"negative document size", "openapi: [{name: o, spec: s.yaml, maxDocumentBytes: -1}]", "openapi[0].maxDocumentBytes must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
