@@ -2,7 +2,6 @@ package toolserver_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -18,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolserver"
 )
 

@@ -55,7 +55,9 @@ func serveInProcess(t *testing.T, args ...string) (endpoint string, stderr *anno
 	announced := make(chan string, 1)
 	stderr = &announcingBuffer{endpoint: announced}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, append([]string{"serve"}, args...), strings.NewReader(""), io.Discard, stderr) }()
+	go func() {
+		done <- run(ctx, append([]string{"serve"}, args...), strings.NewReader(""), io.Discard, stderr)
+	}()
 	var code int
 	exited := false
 	wait := func() int {
