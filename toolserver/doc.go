@@ -27,6 +27,13 @@
 // issuer's keys, serves its protected-resource metadata
 // ([OAuthOptions.MetadataHandler]) and lets each token call only the
 // meta-tools its scopes allow.
+// The HTTP handler is bounded by default: idle sessions expire, live
+// sessions are capped (the one idle the longest is evicted), request bodies
+// must arrive in time, and requests from other web origins are refused
+// (see [HTTPOptions]). Over stdio, lines that are no JSON-RPC message are
+// answered with a JSON-RPC error and reading goes on; once the client
+// closes its input, running calls answer before [Server.ServeStdio]
+// returns ([WithShutdownTimeout]).
 //
 // Bad arguments to a meta-tool are protocol errors (JSON-RPC invalid
 // params); anything that goes wrong with the tool it runs is a tool error

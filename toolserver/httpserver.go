@@ -1,7 +1,6 @@
 package toolserver
 
 import (
-	"github.com/metatools-go/metatools/errors"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metatools-go/metatools/errors"
 )
 
 // Defaults of [HTTPOptions] left at zero.

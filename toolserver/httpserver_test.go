@@ -2,12 +2,13 @@ package toolserver_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolserver"
 )
 
@@ -226,6 +228,7 @@ func BenchmarkHTTPSessions(b *testing.B) {
 	b.Cleanup(func() { closeSessions(srv) })
 	client := ts.Client()
 	heapBefore := heapInUse()
+	rssBefore, _ := residentMiB()
 	b.ReportAllocs()
 	for b.Loop() {
 		req, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(initializeRequest))
@@ -242,6 +245,28 @@ func BenchmarkHTTPSessions(b *testing.B) {
 	b.ReportMetric(float64(liveSessions(srv)), "sessions")
 	b.ReportMetric(float64(heapBefore)/(1<<20), "heap-MiB-before")
 	b.ReportMetric(float64(heapInUse())/(1<<20), "heap-MiB-after")
+	if rss, ok := residentMiB(); ok {
+		b.ReportMetric(rssBefore, "rss-MiB-before")
+		b.ReportMetric(rss, "rss-MiB-after")
+	}
+}
+
+// residentMiB returns the resident memory of the process, where the
+// system tells it (/proc on Linux).
+func residentMiB() (float64, bool) {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.Lines(string(status)) {
+		if kb, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var n float64
+			if _, err := fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(kb), " kB"), &n); err == nil {
+				return n / 1024, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // heapInUse returns the bytes of the heap in use after a collection.
@@ -250,4 +275,29 @@ func heapInUse() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse
+}
+
+// FuzzOriginAllowed checks the origin check on any Origin header: it never
+// fails, lets through what is listed and the server's own origin, and
+// refuses what is no web origin unless listed.
+func FuzzOriginAllowed(f *testing.F) {
+	for _, origin := range []string{"http://evil.example", "null", "http://localhost:3000", "https://app.example.com", "http://[::1", "file://x"} {
+		f.Add(origin, "example.com")
+	}
+	f.Fuzz(func(t *testing.T, origin, host string) {
+		allowed := []string{"https://app.example.com"}
+		got := toolserver.OriginAllowed(origin, host, allowed)
+		if strings.EqualFold(origin, allowed[0]) {
+			assert.True(t, got)
+		}
+		if !strings.HasPrefix(strings.ToLower(origin), "http://") && !strings.HasPrefix(strings.ToLower(origin), "https://") && !strings.EqualFold(origin, allowed[0]) {
+			assert.False(t, got, "%q is no web origin", origin)
+		}
+		if host != "" && !strings.ContainsAny(host, "/?#@%") && !toolserver.OriginAllowed("http://"+host, host, nil) {
+			u, err := url.Parse("http://" + host)
+			if err == nil && u.Host == host {
+				t.Errorf("the server's own origin http://%s is refused", host)
+			}
+		}
+	})
 }

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -135,7 +133,8 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session
 	if cfg.Limits.Timeout > 0 {
 		srvOpts = append(srvOpts, toolserver.WithCallTimeout(time.Duration(cfg.Limits.Timeout)))
 	}
-	srvOpts = append(srvOpts, toolserver.WithMaxChainSteps(cfg.Limits.ChainSteps), toolserver.WithMaxAnswerBytes(cfg.Limits.AnswerBytes))
+	srvOpts = append(srvOpts, toolserver.WithMaxChainSteps(cfg.Limits.ChainSteps), toolserver.WithMaxAnswerBytes(cfg.Limits.AnswerBytes),
+		toolserver.WithShutdownTimeout(shutdownTimeout(cfg)))
 	srv, err := cat.NewServer(srvOpts...)
 	if err != nil {
 		_ = cat.Close()
@@ -199,10 +198,12 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var c common
 	c.register(fs)
-	addr := fs.String("http", "", "serve streamable HTTP on `addr` (such as :8080) at /mcp instead of stdio")
+	addr := fs.String("http", "", "serve streamable HTTP on `addr` at /mcp instead of stdio; a port alone (:8080) listens on 127.0.0.1 only, name a host (0.0.0.0:8080) to listen beyond")
 	stateless := fs.Bool("stateless", false, "serve HTTP without sessions, for replicas behind a load balancer")
 	var tokens stringList
-	fs.Var(&tokens, "token", "bearer `token` HTTP clients must present (repeatable; or METATOOLS_TOKEN)")
+	fs.Var(&tokens, "token", "bearer `token` HTTP clients must present (repeatable); other users of the machine can read it in the process list: prefer --token-file or METATOOLS_TOKEN")
+	tokenFile := fs.String("token-file", "", "read the bearer tokens HTTP clients must present from `file`, one a line")
+	insecure := fs.Bool("insecure-no-auth", false, "serve HTTP beyond the loopback interface without authentication, to anyone who can reach it")
 	if rest, err := parse(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
@@ -220,42 +221,21 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if *addr == "" {
 		return srv.ServeStdio(ctx)
 	}
-	opts := toolserver.HTTPOptions{BearerTokens: append(tokens, cfg.Server.HTTP.BearerTokens...), Stateless: *stateless || cfg.Server.HTTP.Stateless}
-	if t := os.Getenv("METATOOLS_TOKEN"); t != "" {
-		opts.BearerTokens = append(opts.BearerTokens, t)
+	h := cfg.Server.HTTP
+	opts := toolserver.HTTPOptions{
+		Stateless:          *stateless || h.Stateless,
+		SessionIdleTimeout: time.Duration(h.SessionIdleTimeout),
+		MaxSessions:        h.MaxSessions,
+		BodyReadTimeout:    time.Duration(h.BodyReadTimeout),
+		AllowedOrigins:     h.AllowedOrigins,
 	}
-	if cfg.Server.HTTP.OAuth != nil {
-		opts.OAuth = cfg.Server.HTTP.OAuth.Options()
-	}
-	return e.serveHTTP(ctx, *addr, srv.HTTPHandler(opts), opts.OAuth)
-}
-
-// serveHTTP serves h at /mcp, and the protected-resource metadata of
-// oauth, when set, at its well-known paths.
-func (e *env) serveHTTP(ctx context.Context, addr string, h http.Handler, oauth *toolserver.OAuthOptions) error {
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	if oauth != nil {
-		for _, path := range oauth.MetadataPaths() {
-			mux.Handle(path, oauth.MetadataHandler())
-		}
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
+	if opts.BearerTokens, err = httpTokens(tokens, *tokenFile, h.BearerTokens); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "metatools: serving MCP at http://%s/mcp\n", ln.Addr())
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(shutdown)
-	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	if h.OAuth != nil {
+		opts.OAuth = h.OAuth.Options()
 	}
-	return nil
+	return e.serveHTTP(ctx, *addr, opts, srv.HTTPHandler(opts), *insecure, shutdownTimeout(cfg))
 }
 
 // stringList is a repeatable string flag.

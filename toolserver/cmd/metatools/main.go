@@ -57,7 +57,8 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 const usage = `metatools: one MCP server for all your tools.
 
 Usage:
-  metatools serve [--config FILE] [--http ADDR] [--stateless] [--token T]
+  metatools serve [--config FILE] [--http ADDR] [--stateless] [--token-file FILE]
+                  [--insecure-no-auth]
   metatools search [--config FILE] [--namespace NS] [--limit N] QUERY...
   metatools describe [--config FILE] [--level summary|schema|full] ID
   metatools run [--config FILE] [--backend ID] ID [JSON | @FILE | -]
@@ -71,6 +72,11 @@ Every command takes --json for output meant for scripts. Without --config,
 the built-in tools are served. A configuration FILE may also be an MCP host's
 (claude_desktop_config.json, mcp.json), read as it is; "config import" prints
 it as metatools YAML. Run "metatools COMMAND -h" for a command's flags.
+
+serve --http :8080 listens on 127.0.0.1 only; name a host (0.0.0.0:8080) to
+listen beyond it, which needs bearer tokens: from --token-file, the
+METATOOLS_TOKEN variable or the configuration (--token works too, but other
+users of the machine can read it in the process list), or --insecure-no-auth.
 `
 
 // run runs the command line args and returns the exit code.
