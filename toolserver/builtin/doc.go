@@ -85,11 +85,18 @@
 //
 // The catalogue includes http:fetch only when [WithHTTPAllowList] names
 // hosts: a tool that refused every URL would only mislead a model. Hosts
-// are matched by name, exactly or as subdomains of a "*.domain" entry,
-// before any request and again at every redirect; names are not resolved,
-// so a private or loopback address is reachable only when it, or a name
-// that resolves to it, is on the list. The tool's description lists the
-// allowed hosts, and its examples use the first of them.
+// and ports are matched before any request and again at every redirect
+// (ports 80 and 443 unless an entry names others), and the address each
+// connection reaches is checked after the name is resolved: an allowed
+// name that resolves to a loopback, private or link-local address (such
+// as the cloud metadata service at 169.254.169.254) is refused unless an
+// entry names that address or range, or the entry is marked internal:.
+// The tool connects directly, not through a proxy from the environment,
+// whose address the list could not check; a client given with
+// [WithHTTPClient] whose transport is not an [http.Transport] dials as it
+// likes, and checking addresses is then its own concern. The tool's
+// description lists the allowed hosts, and its examples use the first of
+// them.
 //
 // # How to plug in your own
 //

@@ -61,6 +61,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad url", "mcpServers: [{name: a, url: 'ftp://x'}]", `mcpServers[0].url "ftp://x" is not an http(s) URL`},
 		{"bad pattern", "policy: {deny: ['a b']}", `tool pattern "a b" is malformed`},
 		{"negative chain steps", "limits: {chainSteps: -1}", "limits must not be negative"},
+		{"metadata address", "builtin: {httpAllow: ['169.254.169.254']}", "builtin.httpAllow: invalid HTTP allow-list: \"169.254.169.254\" reaches the link-local range 169.254.0.0/16, where cloud metadata services answer: write internal:169.254.169.254 to allow it on purpose"},
+		{"bad port", "builtin: {httpAllow: ['example.com:x']}", `"example.com:x" has port "x"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
