@@ -264,6 +264,6 @@ func TestCheckHTTPAllowList(t *testing.T) {
 	require.NoError(t, builtin.CheckHTTPAllowList("api.github.com", "internal:169.254.169.254", "10.0.0.0/8:*"))
 	err := builtin.CheckHTTPAllowList("169.254.169.254", "api.github.com:x")
 	require.ErrorIs(t, err, errors.ErrInvalidArgument)
-	assert.ErrorContains(t, err, "write internal:169.254.169.254 to allow it on purpose")
+	require.ErrorContains(t, err, "write internal:169.254.169.254 to allow it on purpose")
 	assert.ErrorContains(t, err, `"api.github.com:x" has port "x"`)
 }
