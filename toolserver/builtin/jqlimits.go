@@ -66,6 +66,9 @@ const (
 	guardNumberText      = guardPrefix + "number_text"
 	guardMatches         = guardPrefix + "matches"
 	guardVar             = "$" + guardPrefix
+	// guardLimit is the builtin limit, under a name a program cannot
+	// redefine.
+	guardLimit = guardPrefix + "limit"
 )
 
 // queryLimitError is the error of a step that would break a limit.
@@ -338,6 +341,15 @@ func valueSize(v any, limit int) int {
 	return size
 }
 
+// guardProgram rewrites a parsed program with [guardQuery], and defines
+// the jq functions the rewritten program uses ahead of the program's own,
+// so that a program's definitions cannot change them.
+func guardProgram(q *gojq.Query) {
+	guardQuery(q)
+	limitDef := &gojq.FuncDef{Name: guardLimit, Args: []string{"$n", "f"}, Body: call("limit", variable("$n"), call("f"))}
+	q.FuncDefs = append([]*gojq.FuncDef{limitDef}, q.FuncDefs...)
+}
+
 // guardQuery rewrites a parsed program so that the steps that could
 // break a limit check it first:
 //
@@ -479,7 +491,7 @@ func guardTerm(t *gojq.Term) {
 	case gojq.TermTypeArray:
 		if t.Array != nil && t.Array.Query != nil {
 			guardQuery(t.Array.Query)
-			t.Array.Query = call("limit", number(maxQueryArrayLen+1), t.Array.Query)
+			t.Array.Query = call(guardLimit, number(maxQueryArrayLen+1), t.Array.Query)
 			wrapTerm(t, nil, call(guardArrayLength))
 		}
 	case gojq.TermTypeFormat:

@@ -28,7 +28,7 @@ var guardSamples = []string{
 	`.l as [$h] | $h`, `foreach .l[] as $x (0; . + $x; [$x, .])`, `"abc" | .[1:]`, `.l | .[-1:]`, `[.[] | tostring]`, `@csv "\(.l)"`,
 	`"x" * 3 + "y"`, `12345678901234567890 * 10`, `[.a, .b] | @sh`, `try ([1] | implode) catch "bad"`, `.a //= 3`,
 	`"ab" | ascii_downcase`, `[range(5)] | .[2:4] |= map(. * 10)`, `[splits(", ")]`, `"a-b" | [splits("-"; "g")]`,
-	`{(.a | tostring): 1}`, `"ab" | capture("(?<x>.)"; "g")`, `[.[]?] | length`, `error`, `.a as $x | [$x, $x] == [1, 1]`,
+	`{(.a | tostring): 1}`, `def limit($n; f): 42; [range(3)], limit(1; 2)`, `def f: [.]; def limit(a; b): 0; f`, `"ab" | capture("(?<x>.)"; "g")`, `[.[]?] | length`, `error`, `.a as $x | [$x, $x] == [1, 1]`,
 }
 
 // collect runs code on input and returns its results and errors as JSON.
@@ -116,7 +116,7 @@ func TestCollectedArraysAreCapped(t *testing.T) {
 	q, err := gojq.Parse(`[range(10)]`)
 	require.NoError(t, err)
 	guardQuery(q)
-	assert.Equal(t, `([limit(1048577; range(10))] | _metatools_array_length)`, q.String())
+	assert.Equal(t, `([_metatools_limit(1048577; range(10))] | _metatools_array_length)`, q.String())
 	err, isErr := checkArrayLength(make([]any, maxQueryArrayLen+1), nil).(error)
 	require.True(t, isErr)
 	require.ErrorContains(t, err, "the array would have more than 1048576 elements")

@@ -188,7 +188,7 @@ func compileQuery(query string, variables []string) (*gojq.Code, error) {
 		}
 		return nil, fmt.Errorf("invalid query: %w", err)
 	}
-	guardQuery(parsed)
+	guardProgram(parsed)
 	code, err := gojq.Compile(parsed, append(guardFunctions(), gojq.WithVariables(variables))...)
 	if err != nil {
 		return nil, fmt.Errorf("invalid query: %w", err)
