@@ -31,9 +31,9 @@ func TestRunChainRefusesMoreStepsThanTheLimit(t *testing.T) {
 		"steps": chainOf(toolserver.DefaultMaxChainSteps+1, 1),
 	}})
 	require.Error(t, err)
-	assert.ErrorContains(t, err, fmt.Sprintf("run_chain has %d steps, the limit is %d", toolserver.DefaultMaxChainSteps+1, toolserver.DefaultMaxChainSteps))
-	assert.ErrorContains(t, err, "WithMaxChainSteps")
-	assert.ErrorContains(t, err, "limits.chainSteps")
+	require.ErrorContains(t, err, fmt.Sprintf("run_chain has %d steps, the limit is %d", toolserver.DefaultMaxChainSteps+1, toolserver.DefaultMaxChainSteps))
+	require.ErrorContains(t, err, "WithMaxChainSteps")
+	require.ErrorContains(t, err, "limits.chainSteps")
 
 	res := call(t, cs, "run_chain", map[string]any{"steps": chainOf(toolserver.DefaultMaxChainSteps, 1)})
 	assert.False(t, res.IsError, "a chain at the limit runs: %s", text(res))

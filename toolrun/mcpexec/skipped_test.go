@@ -27,7 +27,7 @@ func TestAnInvalidToolIsSkippedAndTheOthersKept(t *testing.T) {
 	skipped := m.SkippedTools("mixed")
 	require.Len(t, skipped, 1)
 	assert.Equal(t, "bad name!", skipped[0].Name)
-	assert.ErrorContains(t, skipped[0].Err, "only ASCII letters")
+	require.ErrorContains(t, skipped[0].Err, "only ASCII letters")
 	assert.Contains(t, logs.String(), "level=WARN")
 	assert.Contains(t, logs.String(), "server=mixed")
 	assert.Contains(t, logs.String(), `tool="bad name!"`)

@@ -84,12 +84,24 @@ func WithClock(now func() time.Time) Option {
 // WithHTTPAllowList sets the hosts http:fetch may reach, and so includes
 // the tool in the catalogue: without hosts, the catalogue has no
 // http:fetch at all, rather than a tool that refuses every URL. An entry
-// is a host name or IP address ("api.github.com", "127.0.0.1", "::1"),
-// matched exactly and regardless of port, or a wildcard "*.example.com"
-// that matches every subdomain of example.com but not example.com itself.
-// Hosts are matched by name, without resolving them: a private or
-// loopback address is reachable only when it, or a name that resolves to
-// it, is on the list. Calls add to the list.
+// is [internal:]HOST[:PORT]:
+//
+//   - HOST is a host name ("api.github.com"), matched exactly; a
+//     wildcard "*.example.com", matching every subdomain of example.com
+//     but not example.com itself; an IP address ("127.0.0.1", "::1",
+//     "[::1]:8080"); or a CIDR range ("10.0.0.0/8").
+//   - PORT is a port number or "*" for any; without it, ports 80 and 443.
+//   - internal: lets the entry reach internal addresses.
+//
+// The address each connection reaches is checked once the name is
+// resolved, at the first request and at every redirect: an internal
+// address (loopback, private, link-local where cloud metadata services
+// answer, unique-local, carrier-grade NAT, unspecified, multicast) is
+// reached only when an address or range entry names it (with a matching
+// port), or when the entry that allowed the host is marked internal:. An
+// address entry that reaches the link-local ranges (169.254.0.0/16,
+// fe80::/10) must itself be marked internal:. [CheckHTTPAllowList]
+// checks entries without building the catalogue. Calls add to the list.
 func WithHTTPAllowList(hosts ...string) Option {
 	return func(c *config) { c.httpHosts = append(c.httpHosts, hosts...) }
 }
@@ -97,7 +109,9 @@ func WithHTTPAllowList(hosts ...string) Option {
 // WithHTTPClient sets the client http:fetch sends requests with; the
 // default is a client on [http.DefaultTransport]. The catalogue uses a
 // copy of the client with its own redirect policy (at most 5 redirects,
-// each to an allowed host); the client's other settings apply.
+// each to an allowed host and port) and, when its transport is an
+// [http.Transport], a copy of it that checks the address of every
+// connection and uses no proxy; the client's other settings apply.
 func WithHTTPClient(client *http.Client) Option {
 	return func(c *config) { c.httpClient = client }
 }

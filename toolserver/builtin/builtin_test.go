@@ -139,7 +139,8 @@ func exampleServer(t *testing.T) *http.Client {
 }
 
 func TestEveryExampleRuns(t *testing.T) {
-	h := newHarness(t, builtin.WithHTTPAllowList("example.com"), builtin.WithHTTPClient(exampleServer(t)))
+	// The example server is on loopback, under the name example.com.
+	h := newHarness(t, builtin.WithHTTPAllowList("internal:example.com"), builtin.WithHTTPClient(exampleServer(t)))
 	require.Contains(t, ids(h.tools), "http:fetch")
 	for _, tool := range h.tools {
 		for _, ex := range tool.Examples {
@@ -240,11 +241,12 @@ func TestToolsRefusesInvalidOptions(t *testing.T) {
 		{"zero body cap", builtin.WithHTTPMaxBytes(0), "body cap"},
 		{"negative HTTP timeout", builtin.WithHTTPTimeout(-time.Second), "HTTP timeout"},
 		{"zero query timeout", builtin.WithQueryTimeout(0), "query timeout"},
-		{"URL in allow-list", builtin.WithHTTPAllowList("https://example.com"), `"https://example.com" is not a host name`},
+		{"URL in allow-list", builtin.WithHTTPAllowList("https://example.com"), `"https://example.com" is a URL`},
 		{"bare wildcard", builtin.WithHTTPAllowList("*"), `"*" is not a host name`},
 		{"inner wildcard", builtin.WithHTTPAllowList("api.*.example.com"), "is not a host name"},
 		{"empty host", builtin.WithHTTPAllowList(""), `"" is not a host name`},
-		{"host with port", builtin.WithHTTPAllowList("example.com:8080"), "is not a host name"},
+		{"bad port", builtin.WithHTTPAllowList("example.com:http"), `"example.com:http" has port "http"`},
+		{"metadata address", builtin.WithHTTPAllowList("169.254.169.254"), "write internal:169.254.169.254 to allow it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -60,12 +60,24 @@
 // overflows the stack. json:query runs with a time limit
 // ([WithQueryTimeout]), returns at most 1000 results and 1 MiB of JSON,
 // and cannot read files, environment variables, modules or further
-// inputs. Its time limit bounds its memory too, but only loosely: a
-// runaway recursion allocates a few hundred MiB in the default 2 seconds,
-// and a single jq operation may build a large value (a string repeated up
-// to 2 GiB), so a server open to untrusted callers should bound the memory
-// of its process. The text tools take
-// texts up to 1 MiB. http:fetch reads at most [DefaultHTTPMaxBytes] of a
+// inputs. The time limit stops a program between two of its steps, not
+// within one, so the steps that could build a huge value at once check
+// their size before they run, and the program fails with an error that
+// names the limit: a string of more than 8 MiB (repetition such as
+// "x" * 1000000000, concatenation, join), an array of more than 2^20
+// elements ([f] collecting, concatenation, split, explode, setting a far
+// index), an integer product of more than 2^16 bits, a number text of
+// more than 19660 digits (tonumber, fromjson), more than 2^16 matches of
+// a global regular expression, and an operation that walks a value whole
+// (comparison, sorting, tojson, tostring, formats, interpolation, add,
+// flatten, contains, error) on a value of more than 8 Mi units, one per
+// value plus the bytes of its strings and keys: repeating [., .] builds,
+// in a few steps, values whose shared parts make them far larger than the
+// memory they take. A result too large to encode is dropped and flagged
+// as truncated. The program is rewritten to call these checks before it
+// is compiled; its results are otherwise unchanged. The text tools take
+// texts up to 1 MiB, and their results are at most a few times as long
+// (text:replace at most 4 MiB). http:fetch reads at most [DefaultHTTPMaxBytes] of a
 // body ([WithHTTPMaxBytes]), gives up after [DefaultHTTPTimeout]
 // ([WithHTTPTimeout]) and follows at most 5 redirects.
 //
@@ -73,11 +85,18 @@
 //
 // The catalogue includes http:fetch only when [WithHTTPAllowList] names
 // hosts: a tool that refused every URL would only mislead a model. Hosts
-// are matched by name, exactly or as subdomains of a "*.domain" entry,
-// before any request and again at every redirect; names are not resolved,
-// so a private or loopback address is reachable only when it, or a name
-// that resolves to it, is on the list. The tool's description lists the
-// allowed hosts, and its examples use the first of them.
+// and ports are matched before any request and again at every redirect
+// (ports 80 and 443 unless an entry names others), and the address each
+// connection reaches is checked after the name is resolved: an allowed
+// name that resolves to a loopback, private or link-local address (such
+// as the cloud metadata service at 169.254.169.254) is refused unless an
+// entry names that address or range, or the entry is marked internal:.
+// The tool connects directly, not through a proxy from the environment,
+// whose address the list could not check; a client given with
+// [WithHTTPClient] whose transport is not an [http.Transport] dials as it
+// likes, and checking addresses is then its own concern. The tool's
+// description lists the allowed hosts, and its examples use the first of
+// them.
 //
 // # How to plug in your own
 //

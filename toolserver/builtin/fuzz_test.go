@@ -101,21 +101,37 @@ func FuzzDecodeJSONText(f *testing.F) {
 func FuzzAllowList(f *testing.F) {
 	f.Add("*.example.com", "https://api.example.com/x")
 	f.Add("127.0.0.1", "http://127.0.0.1:8080/")
-	f.Add("[::1]", "http://[::1]/")
+	f.Add("[::1]:8080", "http://[::1]:8080/")
+	f.Add("internal:10.0.0.0/8:*", "http://10.2.3.4:5432/")
+	f.Add("169.254.169.254", "http://169.254.169.254/latest/meta-data/")
 	f.Add("exa mple.com", "http://user@exa%20mple.com/")
 	f.Fuzz(func(t *testing.T, entry, rawURL string) {
-		a, err := parseAllowList([]string{entry})
+		e, err := parseAllowEntry(entry)
 		if err != nil {
 			return
 		}
+		// An entry is valid as it is shown.
+		again, err := parseAllowEntry(e.display)
+		if e.internal {
+			again, err = parseAllowEntry(internalPrefix + e.display)
+		}
+		require.NoError(t, err, "display %q", e.display)
+		assert.Equal(t, e, again)
+		if e.prefix.IsValid() && !e.internal {
+			for _, ll := range linkLocal {
+				assert.False(t, e.prefix.Overlaps(ll), "a link-local range needs internal:")
+			}
+		}
+		a := &allowList{entries: []allowEntry{e}}
 		u, err := url.Parse(rawURL)
 		if err != nil {
 			return
 		}
 		if a.check(u) == nil {
-			// What passes is an http(s) URL of an allowed host.
+			// What passes is an http(s) URL of an allowed host and port.
 			assert.True(t, u.Scheme == "http" || u.Scheme == "https")
-			assert.True(t, a.allows(u.Hostname()))
+			assert.True(t, e.matchesHost(normalizeHost(u.Hostname())))
+			assert.True(t, e.allowsPort(portOf(u)))
 		}
 	})
 }

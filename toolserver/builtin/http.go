@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -21,111 +22,32 @@ import (
 // maxRedirects is the most redirects http:fetch follows.
 const maxRedirects = 5
 
-// allowList is the set of hosts http:fetch may reach.
-type allowList struct {
-	exact    map[string]bool
-	suffixes []string // ".example.com" for "*.example.com"
-	entries  []string // normalized, as given, for messages
-}
-
-// parseAllowList reads the entries of [WithHTTPAllowList].
-func parseAllowList(hosts []string) (*allowList, error) {
-	a := &allowList{exact: map[string]bool{}}
-	var problems []string
-	for _, h := range hosts {
-		entry := normalizeHost(h)
-		name, wildcard := strings.CutPrefix(entry, "*.")
-		if !validHost(name) {
-			problems = append(problems, fmt.Sprintf("%q is not a host name, an IP address or *.domain", h))
-			continue
-		}
-		a.entries = append(a.entries, entry)
-		if wildcard {
-			a.suffixes = append(a.suffixes, "."+name)
-		} else {
-			a.exact[name] = true
-		}
-	}
-	if len(problems) > 0 {
-		e := errors.Errorf(errors.InvalidArgument, "invalid HTTP allow-list: %s", strings.Join(problems, "; "))
-		e.Op = "builtin.Tools"
-		return nil, e
-	}
-	return a, nil
-}
-
-// normalizeHost lower-cases a host and removes the brackets of an IPv6
-// address and a final dot.
-func normalizeHost(h string) string {
-	h = strings.ToLower(strings.TrimSpace(h))
-	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
-		h = h[1 : len(h)-1]
-	}
-	return strings.TrimSuffix(h, ".")
-}
-
-// validHost reports whether h is an IP address or a host name made of
-// letters, digits, '-' and '_' in non-empty dot-separated labels.
-func validHost(h string) bool {
-	if net.ParseIP(h) != nil {
-		return true
-	}
-	if h == "" {
-		return false
-	}
-	for label := range strings.SplitSeq(h, ".") {
-		if label == "" {
-			return false
-		}
-		for _, c := range []byte(label) {
-			if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func (a *allowList) allows(host string) bool {
-	host = normalizeHost(host)
-	if a.exact[host] {
-		return true
-	}
-	for _, s := range a.suffixes {
-		if strings.HasSuffix(host, s) {
-			return true
-		}
-	}
-	return false
-}
-
-// check reports why u may not be fetched, or nil.
-func (a *allowList) check(u *url.URL) error {
-	switch {
-	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Errorf("only http and https URLs can be fetched, not %q", u.Scheme)
-	case u.User != nil:
-		return errors.New("URLs with credentials are refused: send credentials in a header")
-	case u.Hostname() == "":
-		return errors.New("the URL has no host")
-	case !a.allows(u.Hostname()):
-		return fmt.Errorf("host %q is not on the allow-list (%s)", u.Hostname(), strings.Join(a.entries, ", "))
-	}
-	return nil
-}
-
-// exampleHost returns a host of the list for examples: the first exact
-// host, else the www subdomain of the first wildcard's domain.
+// exampleHost returns a host of the list for examples: the first single
+// name or address, with its port when the entry names one, else a
+// subdomain of the first wildcard.
 func (a *allowList) exampleHost() string {
 	for _, e := range a.entries {
-		if !strings.HasPrefix(e, "*.") {
-			if strings.Contains(e, ":") {
-				return "[" + e + "]"
-			}
-			return e
+		if strings.HasPrefix(e.name, "*.") || e.prefix.IsValid() && e.prefix.Bits() != e.prefix.Addr().BitLen() {
+			continue
+		}
+		host := e.name
+		if e.prefix.IsValid() {
+			host = e.prefix.Addr().String()
+		}
+		if e.port != 0 {
+			return net.JoinHostPort(host, strconv.Itoa(e.port))
+		}
+		if strings.Contains(host, ":") {
+			return "[" + host + "]"
+		}
+		return host
+	}
+	for _, e := range a.entries {
+		if wildcard, ok := strings.CutPrefix(e.name, "*"); ok {
+			return "www" + wildcard
 		}
 	}
-	return "www" + strings.TrimPrefix(a.entries[0], "*")
+	return a.entries[0].prefix.Addr().String()
 }
 
 // forbiddenHeaders are the request headers a call may not set: the
@@ -175,6 +97,16 @@ func httpFetchTool(cfg *config) (Tool, error) {
 		return Tool{}, err
 	}
 	client := *cfg.httpClient
+	switch t := client.Transport.(type) {
+	case nil:
+		guarded := http.DefaultTransport.(*http.Transport).Clone()
+		allow.guardTransport(guarded)
+		client.Transport = guarded
+	case *http.Transport:
+		guarded := t.Clone()
+		allow.guardTransport(guarded)
+		client.Transport = guarded
+	}
 	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) > maxRedirects {
 			return fmt.Errorf("stopped after %d redirects", maxRedirects)
@@ -192,7 +124,7 @@ func httpFetchTool(cfg *config) (Tool, error) {
 		title:     "Fetch a URL",
 		description: "Send an HTTP GET or HEAD request and return the status, the main headers and the body as text (JSON bodies parsed). " +
 			fmt.Sprintf("Follows up to %d redirects, reads at most %d bytes of the body (longer bodies are truncated and flagged) and gives up after %s. ", maxRedirects, cfg.httpMaxBytes, cfg.httpTimeout) +
-			"Only these hosts can be reached: " + strings.Join(allow.entries, ", ") + " (\"*.\" stands for any subdomain).",
+			"Only these hosts can be reached: " + allow.displays() + " (\"*.\" stands for any subdomain; ports 80 and 443 unless a port is named).",
 		tags:      []string{"http", "fetch", "web", "url", "download", "api", "get"},
 		openWorld: true,
 		input: func(props map[string]*jsonschema.Schema) {

@@ -20,7 +20,7 @@ import (
 )
 
 // fetchServer is a loopback server for http:fetch and a harness whose
-// allow-list names 127.0.0.1.
+// allow-list names its address and port, 127.0.0.1:port.
 func fetchServer(t *testing.T, opts ...builtin.Option) (*harness, *httptest.Server) {
 	t.Helper()
 	mux := http.NewServeMux()
@@ -73,7 +73,7 @@ func fetchServer(t *testing.T, opts ...builtin.Option) (*harness, *httptest.Serv
 		http.Redirect(w, r, strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)+"/text", http.StatusFound)
 	})
 	t.Cleanup(srv.Close)
-	opts = append([]builtin.Option{builtin.WithHTTPAllowList("127.0.0.1"), builtin.WithHTTPClient(srv.Client())}, opts...)
+	opts = append([]builtin.Option{builtin.WithHTTPAllowList(srv.Listener.Addr().String()), builtin.WithHTTPClient(srv.Client())}, opts...)
 	return newHarness(t, opts...), srv
 }
 
@@ -145,19 +145,21 @@ func TestHTTPFetch(t *testing.T) {
 func TestHTTPFetchRefusals(t *testing.T) {
 	h, srv := fetchServer(t)
 	localhost := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	addr := srv.Listener.Addr().String()
 	tests := []struct {
 		name string
 		url  string
 		want string
 	}{
-		{"a host not on the list", "https://example.com/", `host "example.com" is not on the allow-list (127.0.0.1)`},
-		{"another name of an allowed address", localhost + "/text", `host "localhost" is not on the allow-list (127.0.0.1)`},
+		{"a host not on the list", "https://example.com/", `host "example.com" is not on the allow-list (` + addr + `)`},
+		{"another name of an allowed address", localhost + "/text", `host "localhost" is not on the allow-list (` + addr + `)`},
 		{"another scheme", "ftp://127.0.0.1/file", `only http and https URLs can be fetched, not "ftp"`},
 		{"a relative URL", "/text", `only http and https URLs can be fetched, not ""`},
 		{"credentials in the URL", "http://user:secret@127.0.0.1/", "URLs with credentials are refused"},
 		{"a malformed URL", "http://[::1", "invalid URL:"},
 		{"a redirect to a host not on the list", srv.URL + "/away", `redirect to ` + localhost + `/text refused: host "localhost" is not on the allow-list`},
 		{"too many redirects", srv.URL + "/redirect/6", "stopped after 5 redirects"},
+		{"an allowed address on another port", "http://127.0.0.1/text", `port 80 of host "127.0.0.1" is not on the allow-list`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,4 +225,45 @@ func TestHTTPFetchIsAbsentWithoutAllowList(t *testing.T) {
 	h := newHarness(t)
 	code, _ := h.runError(t, "http:fetch", map[string]any{"url": "https://example.com/"})
 	assert.Equal(t, errors.NotFound, code)
+}
+
+// TestHTTPFetchChecksTheAddressItDials fetches from a loopback server
+// through a name that resolves to it: the address actually dialled is
+// checked, at the first request and at every redirect.
+func TestHTTPFetchChecksTheAddressItDials(t *testing.T) {
+	_, srv := fetchServer(t)
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	localhost := "http://localhost:" + port
+
+	h := newHarness(t, builtin.WithHTTPAllowList("localhost:"+port), builtin.WithHTTPClient(srv.Client()))
+	msg := h.toolError(t, "http:fetch", map[string]any{"url": localhost + "/text"})
+	assert.Contains(t, msg, "is a loopback address: only an allow-list entry naming it (an address or CIDR range) or one marked internal: reaches it")
+
+	h = newHarness(t, builtin.WithHTTPAllowList("internal:localhost:"+port), builtin.WithHTTPClient(srv.Client()))
+	out := h.run(t, "http:fetch", map[string]any{"url": localhost + "/text"})
+	assert.Equal(t, "hello", out["body"], "an entry marked internal: reaches it")
+
+	toLocalhost := httptest.NewServer(http.RedirectHandler(localhost+"/text", http.StatusFound))
+	t.Cleanup(toLocalhost.Close)
+	h = newHarness(t, builtin.WithHTTPAllowList(toLocalhost.Listener.Addr().String(), "localhost:"+port), builtin.WithHTTPClient(srv.Client()))
+	msg = h.toolError(t, "http:fetch", map[string]any{"url": toLocalhost.URL})
+	assert.Contains(t, msg, "is a loopback address", "a redirect to a name of an internal address is refused")
+
+	h = newHarness(t, builtin.WithHTTPAllowList("127.0.0.1"), builtin.WithHTTPClient(srv.Client()))
+	msg = h.toolError(t, "http:fetch", map[string]any{"url": srv.URL + "/text"})
+	assert.Contains(t, msg, `port `+port+` of host "127.0.0.1" is not on the allow-list (127.0.0.1): an entry allows ports 80 and 443 unless it names others`)
+
+	other := httptest.NewServer(http.RedirectHandler(srv.URL+"/text", http.StatusFound))
+	t.Cleanup(other.Close)
+	h = newHarness(t, builtin.WithHTTPAllowList(other.Listener.Addr().String()), builtin.WithHTTPClient(srv.Client()))
+	msg = h.toolError(t, "http:fetch", map[string]any{"url": other.URL})
+	assert.Contains(t, msg, "redirect to "+srv.URL+"/text refused: port "+port, "a redirect to a port not on the list is refused")
+}
+
+func TestCheckHTTPAllowList(t *testing.T) {
+	require.NoError(t, builtin.CheckHTTPAllowList("api.github.com", "internal:169.254.169.254", "10.0.0.0/8:*"))
+	err := builtin.CheckHTTPAllowList("169.254.169.254", "api.github.com:x")
+	require.ErrorIs(t, err, errors.ErrInvalidArgument)
+	require.ErrorContains(t, err, "write internal:169.254.169.254 to allow it on purpose")
+	assert.ErrorContains(t, err, `"api.github.com:x" has port "x"`)
 }

@@ -51,7 +51,8 @@ func jsonQueryTool(cfg *config) (Tool, error) {
 		description: "Run a jq program on a JSON document to extract, filter, reshape or aggregate data: " +
 			"paths (.a.b[0]), iteration (.[]), select, map, sort_by, group_by, length, keys, to_entries, string interpolation, @csv, and the rest of the jq language. " +
 			"Returns every value the program produces. Use it to pick the few fields you need out of a large API response " +
-			"instead of reading it whole. The program runs with a time limit and cannot read files, the environment or the network.",
+			"instead of reading it whole. The program runs with a time limit and cannot read files, the environment or the network; " +
+			"a step that would build a string over 8 MiB or an array over 1048576 elements fails.",
 		tags: []string{"json", "jq", "query", "filter", "transform", "data"},
 		input: func(props map[string]*jsonschema.Schema) {
 			props["query"].MinLength = ptr(1)
@@ -152,6 +153,12 @@ func runQuery(ctx context.Context, in *queryInput, timeout time.Duration) (query
 			out.Truncated = true
 			break
 		}
+		if valueSize(v, maxQueryOutputBytes) > maxQueryOutputBytes {
+			// A value made of shared parts can be far larger than the
+			// memory it takes: it is not encoded at all.
+			out.Truncated = true
+			break
+		}
 		raw, err := gojq.Marshal(v)
 		if err != nil {
 			return queryOutput{}, fmt.Errorf("query result %d: %w", len(out.Results), err)
@@ -170,6 +177,9 @@ func runQuery(ctx context.Context, in *queryInput, timeout time.Duration) (query
 // names ("$name"). The compiled program cannot read the environment,
 // modules or further inputs: gojq grants none by default.
 func compileQuery(query string, variables []string) (*gojq.Code, error) {
+	if strings.Contains(query, guardPrefix) {
+		return nil, fmt.Errorf("invalid query: names starting with %q are reserved", guardPrefix)
+	}
 	parsed, err := gojq.Parse(query)
 	if err != nil {
 		var perr *gojq.ParseError
@@ -178,7 +188,8 @@ func compileQuery(query string, variables []string) (*gojq.Code, error) {
 		}
 		return nil, fmt.Errorf("invalid query: %w", err)
 	}
-	code, err := gojq.Compile(parsed, gojq.WithVariables(variables))
+	guardProgram(parsed)
+	code, err := gojq.Compile(parsed, append(guardFunctions(), gojq.WithVariables(variables))...)
 	if err != nil {
 		return nil, fmt.Errorf("invalid query: %w", err)
 	}

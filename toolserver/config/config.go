@@ -72,6 +72,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolserver/builtin"
 )
 
 // Example is a commented configuration file showing every field.
@@ -192,8 +193,12 @@ type Limits struct {
 type Builtin struct {
 	// Disabled leaves the built-in tools out of the catalogue.
 	Disabled bool `yaml:"disabled"`
-	// HTTPAllow lists the hosts the http fetch tool may reach ("host" or
-	// "*.domain"); empty means no host.
+	// HTTPAllow lists the hosts the http fetch tool may reach:
+	// [internal:]HOST[:PORT], HOST a name, "*.domain", an IP address or a
+	// CIDR range, PORT a number or "*" (default 80 and 443). Internal
+	// addresses (loopback, private, link-local...) are reached only
+	// through an entry naming them or marked internal:; a link-local
+	// entry such as 169.254.169.254 needs internal:. Empty means no host.
 	HTTPAllow []string `yaml:"httpAllow"`
 }
 
@@ -514,6 +519,14 @@ func (c *Config) Validate() error {
 		if pattern == "" || strings.ContainsAny(pattern, " \t") {
 			add("tool pattern %q is malformed", pattern)
 		}
+	}
+	if err := builtin.CheckHTTPAllowList(c.Builtin.HTTPAllow...); err != nil {
+		var e *errors.Error
+		msg := err.Error()
+		if errors.As(err, &e) && e.Err != nil {
+			msg = e.Err.Error()
+		}
+		add("builtin.httpAllow: %s", msg)
 	}
 	if c.Limits.Timeout < 0 || c.Limits.ConnectTimeout < 0 || c.Limits.MaxConcurrent < 0 || c.Limits.PerBackend < 0 || c.Limits.Retries < 0 ||
 		c.Limits.ChainSteps < 0 || c.Limits.AnswerBytes < 0 {
