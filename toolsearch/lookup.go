@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"strings"
+	"unicode"
 
 	index "github.com/blevesearch/bleve_index_api"
 
@@ -29,13 +30,11 @@ func lookupNames(query string) (names []string, text string) {
 		}
 		return names, strings.Join(names, " ")
 	}
-	if trimmed != "" && !strings.ContainsFunc(trimmed, isSpace) {
+	if trimmed != "" && !strings.ContainsFunc(trimmed, unicode.IsSpace) {
 		return []string{trimmed}, query
 	}
 	return nil, query
 }
-
-func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' }
 
 // named returns the IDs of the tools names designate, in groups of equal
 // rank, in the order of the names: for each name, the tool with that ID,

@@ -246,7 +246,6 @@ type queryMass struct {
 	idf   float64
 }
 
-
 // fieldNorm turns a term's count in a field into its weighted,
 // length-normalised frequency:
 //
