@@ -136,7 +136,8 @@ func TestFieldsSaturateTogether(t *testing.T) {
 		"url": map[string]any{"type": "string", "description": "the address to fetch"},
 	}}
 	require.NoError(t, s.Upsert(ctx, []toolmodel.Tool{withParam, tool("", "other", "something else entirely")}))
-	hits, err := s.Search(ctx, toolindex.SearchQuery{Text: "fetch", Limit: 10})
+	// Two words, so that no lookup by name applies; "it" is a stop word.
+	hits, err := s.Search(ctx, toolindex.SearchQuery{Text: "fetch it", Limit: 10})
 	require.NoError(t, err)
 	require.Len(t, hits, 1)
 

@@ -13,6 +13,7 @@ import (
 
 // Fields of an indexed tool. The text fields are searched, each with its
 // weight; namespaceKeyField holds the namespace verbatim for filtering,
+// nameKeyField the lower-cased name for lookups by name,
 // and hashField the document's content hash.
 const (
 	nameField             = "name"
@@ -23,6 +24,7 @@ const (
 	paramNamesField       = "param_names"
 	paramDescriptionField = "param_descriptions"
 	namespaceKeyField     = "namespace_key"
+	nameKeyField          = "name_key"
 	hashField             = "content_hash"
 )
 
@@ -154,6 +156,7 @@ func (d *document) fields() map[string]any {
 		paramNamesField:       d.paramNames,
 		paramDescriptionField: d.paramDescription,
 		namespaceKeyField:     d.namespace,
+		nameKeyField:          strings.ToLower(d.name),
 		hashField:             d.hash,
 	}
 }

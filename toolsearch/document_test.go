@@ -60,7 +60,7 @@ func TestDocumentFields(t *testing.T) {
 	assert.Equal(t, map[string]any{
 		nameField: "create_issue", namespaceField: "github", titleField: "Create issue\nNew issue",
 		tagsField: "issues write", descriptionField: "Open a ticket.", paramNamesField: "",
-		paramDescriptionField: "", namespaceKeyField: "github", hashField: d.hash,
+		paramDescriptionField: "", namespaceKeyField: "github", nameKeyField: "create_issue", hashField: d.hash,
 	}, d.fields())
 
 	same := tool.Clone()

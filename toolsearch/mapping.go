@@ -11,7 +11,7 @@ import (
 // chain and the document fields. An on-disk index records it; one written
 // with another format is rebuilt rather than searched with the wrong
 // analysis. Change it whenever any of those change.
-const formatVersion = "toolsearch/1"
+const formatVersion = "toolsearch/2"
 
 // indexFormat is the format an index of configuration c records: the
 // analysis chain depends on whether words are stemmed.
@@ -27,7 +27,7 @@ var formatKey = []byte("metatools.toolsearch.format")
 
 // newMapping returns the index mapping: BM25 scoring, the text fields
 // analysed with the identifier-aware analyzer, the namespace as a keyword
-// for filtering and the content hash stored but not indexed. Nothing else
+// for filtering, the lower-cased name as a keyword for lookups by name and the content hash stored but not indexed. Nothing else
 // is stored, and nothing is indexed dynamically.
 func newMapping(stem bool) (*mapping.IndexMappingImpl, error) {
 	m := bleve.NewIndexMapping()
@@ -65,6 +65,8 @@ func newMapping(stem bool) (*mapping.IndexMappingImpl, error) {
 	ns.DocValues = false
 	ns.SkipFreqNorm = true
 	doc.AddFieldMappingsAt(namespaceKeyField, ns)
+	nameKey := *ns
+	doc.AddFieldMappingsAt(nameKeyField, &nameKey)
 
 	hash := bleve.NewTextFieldMapping()
 	hash.Analyzer = keyword.Name

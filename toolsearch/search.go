@@ -24,6 +24,12 @@ const maxQueryTerms = 64
 // Search implements [toolindex.Searcher]. A tool matches when it contains
 // any word of the query.
 //
+// Lookups by name come first: when the query is a single word that is a
+// tool's ID, or a tool's name (in any case), that tool ranks first; a
+// query "select:NAME,NAME2" ranks the tools so named first, in that
+// order, and then those whose text matches the names' words. Named tools
+// outside the query's namespace are left out as usual.
+//
 // The index is bleve's, and so are the statistics of the scores (see
 // [Searcher]), but the query is not run through bleve's query engine: a
 // disjunction of per-field term queries there visits every match through
@@ -37,8 +43,9 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	if q.Offset < 0 || q.Limit < 1 {
 		return nil, opError(op, errors.InvalidArgument, "offset %d and limit %d: need offset >= 0 and limit >= 1", q.Offset, q.Limit)
 	}
-	terms := s.queryTerms(q.Text)
-	if len(terms) == 0 {
+	names, text := lookupNames(q.Text)
+	terms := s.queryTerms(text)
+	if len(terms) == 0 && len(names) == 0 {
 		return []toolindex.Hit{}, nil
 	}
 
@@ -61,21 +68,34 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	if end < q.Offset { // overflow: every hit is before the end
 		end = math.MaxInt
 	}
-	depth := end
-	if s.lexical != nil {
-		depth = max(end, fusionDepth)
-	}
-	hits, err := s.rank(ctx, r, terms, q.Namespace, depth)
+	pinned, err := s.named(ctx, r, names, q.Namespace)
 	if err != nil {
 		return nil, searchError(ctx, op, err)
 	}
+	// The named tools are taken out of the ranking: rank as many more.
+	depth := end
+	for _, group := range pinned {
+		if depth <= math.MaxInt-len(group) {
+			depth += len(group)
+		}
+	}
 	if s.lexical != nil {
-		lexical, err := s.lexical.Search(ctx, toolindex.SearchQuery{Text: q.Text, Namespace: q.Namespace, Limit: depth})
+		depth = max(depth, fusionDepth)
+	}
+	hits := []toolindex.Hit{}
+	if len(terms) > 0 {
+		if hits, err = s.rank(ctx, r, terms, q.Namespace, depth); err != nil {
+			return nil, searchError(ctx, op, err)
+		}
+	}
+	if s.lexical != nil && len(terms) > 0 {
+		lexical, err := s.lexical.Search(ctx, toolindex.SearchQuery{Text: text, Namespace: q.Namespace, Limit: depth})
 		if err != nil {
 			return nil, searchError(ctx, op, err)
 		}
-		hits = fuse(end, weightedRanking{hits: hits, weight: s.fusionWeight}, weightedRanking{hits: lexical, weight: 1})
+		hits = fuse(depth, weightedRanking{hits: hits, weight: s.fusionWeight}, weightedRanking{hits: lexical, weight: 1})
 	}
+	hits = pin(hits, pinned, end)
 	return hits[min(q.Offset, len(hits)):], nil
 }
 
@@ -225,7 +245,6 @@ type queryMass struct {
 	terms int
 	idf   float64
 }
-
 
 // fieldNorm turns a term's count in a field into its weighted,
 // length-normalised frequency:

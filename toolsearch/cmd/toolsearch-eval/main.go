@@ -3,18 +3,28 @@
 //
 // Usage:
 //
-//	toolsearch-eval -data DIR [-searcher bm25|lexical] [-json] [-k 1,3,5,10,20]
+//	toolsearch-eval -data DIR [-searcher bm25|lexical|fused|all|LIST] [-json] [-k 1,3,5,10,20]
+//	                [-lengthen N -donors DIR2 [-seed S]]
 //
 // DIR holds tools.jsonl (one tool per line, as toolmodel.Tool JSON) and
 // queries.jsonl (one {"id", "query", "relevant": {tool ID: grade}} per
 // line). The tools are registered in a toolindex index that searches with
-// the chosen searcher ("bm25": toolsearch's BM25 on bleve, the default;
-// "lexical": toolindex's built-in searcher), every query is run through
-// the index, and the command prints Recall@k, MRR, nDCG@10, the median and
-// 99th percentile latency of one query, and the time taken to index the
-// tools. With -json it prints one JSON object with the keys tools,
-// queries, recall@1, recall@5, recall@10, mrr, ndcg@10, p50_us, p99_us and
-// index_ms.
+// the chosen searcher ("bm25": toolsearch's BM25F on bleve, the default;
+// "lexical": toolindex's built-in searcher; "fused": toolsearch with
+// WithFusion, the reciprocal-rank fusion of the two; "all": each of
+// them; or a comma-separated list), every query is run through the index,
+// and the command prints Recall@k, MRR, nDCG@10, the median and 99th
+// percentile latency of one query, and the time taken to index the tools,
+// for each searcher. With -json and one searcher it prints one JSON object
+// with the keys tools, queries, recall@1, recall@5, recall@10, mrr,
+// ndcg@10, p50_us, p99_us and index_ms; with several, one JSON object
+// mapping each searcher's name to such an object.
+//
+// -lengthen N evaluates a long, parameter-heavy variant of the dataset
+// instead: each tool gains N documented parameters and N documented
+// return fields taken from the tools of the dataset in -donors (for
+// example the livemcp tools), chosen by a pseudo-random sequence started
+// from -seed, so that the variant is the same on every run.
 //
 // Tool lines that are not valid tools are skipped and reported on stderr.
 // A dataset without queries.jsonl yields the indexing figures only.
@@ -48,7 +58,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("toolsearch-eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "", "dataset `directory` holding tools.jsonl and queries.jsonl (required)")
-	kind := fs.String("searcher", "bm25", "searcher to evaluate: bm25 or lexical")
+	kinds := fs.String("searcher", "bm25", "searchers to evaluate: bm25, lexical, fused, all, or a comma-separated list")
+	lengthen := fs.Int("lengthen", 0, "add `N` documented parameters and return fields to every tool (needs -donors)")
+	donorsDir := fs.String("donors", "", "dataset `directory` whose tools' parameters -lengthen draws from")
+	seed := fs.Uint64("seed", 1, "seed of the choice of the parameters -lengthen adds")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a text report")
 	cutoffs := fs.String("k", "1,5,10", "comma-separated recall cut-offs of the text report (the JSON object always has 1, 5 and 10)")
 	if err := fs.Parse(args); err != nil {
@@ -62,31 +75,84 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	names, err := parseSearchers(*kinds)
+	if err != nil {
+		return err
+	}
+	if *lengthen < 0 || (*lengthen > 0) != (*donorsDir != "") {
+		return fmt.Errorf("-lengthen N (N >= 0) and -donors DIR go together")
+	}
 
 	ds, err := eval.Load(*data)
 	if err != nil {
 		return fmt.Errorf("load dataset: %w", err)
 	}
 	reportProblems(ds, stderr)
-	s, err := newSearcher(*kind)
-	if err != nil {
-		return err
+	if *lengthen > 0 {
+		donors, err := eval.Load(*donorsDir)
+		if err != nil {
+			return fmt.Errorf("load donors: %w", err)
+		}
+		if ds, err = eval.Lengthen(ds, donors.Tools, *lengthen, *seed); err != nil {
+			return fmt.Errorf("lengthen: %w", err)
+		}
 	}
-	if c, ok := s.(io.Closer); ok {
-		defer c.Close()
-	}
-	report, err := eval.Run(ctx, ds, s, ks...)
-	if err != nil {
-		return err
+	reports := make(map[string]eval.Report, len(names))
+	for _, name := range names {
+		if reports[name], err = evaluate(ctx, ds, name, ks); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	if ds.Queries == nil {
 		fmt.Fprintf(stderr, "%s has no queries.jsonl: only indexing figures are reported\n", *data)
 	}
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(report)
+		if len(names) == 1 {
+			return json.NewEncoder(stdout).Encode(reports[names[0]])
+		}
+		return json.NewEncoder(stdout).Encode(reports)
 	}
-	printReport(stdout, *data, *kind, report, ks)
+	for i, name := range names {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		printReport(stdout, *data, name, reports[name], ks)
+	}
 	return nil
+}
+
+// evaluate runs the evaluation of the searcher called name on ds.
+func evaluate(ctx context.Context, ds *eval.Dataset, name string, ks []int) (eval.Report, error) {
+	s, err := newSearcher(name)
+	if err != nil {
+		return eval.Report{}, err
+	}
+	if c, ok := s.(io.Closer); ok {
+		defer c.Close()
+	}
+	return eval.Run(ctx, ds, s, ks...)
+}
+
+// searcherNames are the searchers the command knows, in the order "all"
+// runs them.
+var searcherNames = []string{"bm25", "lexical", "fused"}
+
+// parseSearchers parses the -searcher list.
+func parseSearchers(s string) ([]string, error) {
+	if s == "all" {
+		return searcherNames, nil
+	}
+	var names []string
+	for name := range strings.SplitSeq(s, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(searcherNames, name) {
+			return nil, fmt.Errorf("-searcher: unknown searcher %q (want %s or all)", name, strings.Join(searcherNames, ", "))
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return names, nil
 }
 
 // parseCutoffs parses a comma-separated list of recall cut-offs.
@@ -108,8 +174,10 @@ func newSearcher(kind string) (toolindex.Searcher, error) {
 		return toolsearch.New()
 	case "lexical":
 		return toolindex.NewLexicalSearcher(), nil
+	case "fused":
+		return toolsearch.New(toolsearch.WithFusion(true))
 	}
-	return nil, fmt.Errorf("-searcher: unknown searcher %q (want bm25 or lexical)", kind)
+	return nil, fmt.Errorf("-searcher: unknown searcher %q (want %s)", kind, strings.Join(searcherNames, ", "))
 }
 
 // reportProblems tells on stderr which tools were skipped and why, and

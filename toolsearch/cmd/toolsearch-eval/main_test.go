@@ -18,7 +18,7 @@ import (
 var mcpReference = filepath.Join("..", "..", "testdata", "eval", "mcp-reference")
 
 func TestJSONReport(t *testing.T) {
-	for _, searcher := range []string{"bm25", "lexical"} {
+	for _, searcher := range []string{"bm25", "lexical", "fused"} {
 		t.Run(searcher, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			err := run(context.Background(), []string{"-data", mcpReference, "-searcher", searcher, "-json"}, &stdout, &stderr)
@@ -48,6 +48,50 @@ func TestTextReport(t *testing.T) {
 	assert.Less(t, strings.Index(out, "Recall@1 "), strings.Index(out, "Recall@3 "), "cut-offs in increasing order")
 }
 
+func TestSeveralSearchers(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(context.Background(), []string{"-data", mcpReference, "-searcher", "all", "-json"}, &stdout, &stderr), stderr.String())
+	var obj map[string]map[string]float64
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &obj))
+	assert.Equal(t, []string{"bm25", "fused", "lexical"}, slices.Sorted(maps.Keys(obj)))
+	for name, report := range obj {
+		assert.InDelta(t, 47, report["queries"], 0, name)
+	}
+
+	stdout.Reset()
+	require.NoError(t, run(context.Background(), []string{"-data", mcpReference, "-searcher", "lexical,bm25"}, &stdout, &stderr))
+	out := stdout.String()
+	assert.Less(t, strings.Index(out, "searcher  lexical"), strings.Index(out, "searcher  bm25"), "in the order asked")
+}
+
+// TestLengthen checks that -lengthen evaluates a longer variant of the
+// dataset, which changes the figures but not the queries.
+func TestLengthen(t *testing.T) {
+	donors := filepath.Join("..", "..", "testdata", "livemcp")
+	evalJSON := func(args ...string) map[string]float64 {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		require.NoError(t, run(context.Background(), append([]string{"-data", mcpReference, "-json"}, args...), &stdout, &stderr), stderr.String())
+		var obj map[string]float64
+		require.NoError(t, json.Unmarshal(stdout.Bytes(), &obj))
+		return obj
+	}
+	plain, long := evalJSON(), evalJSON("-lengthen", "32", "-donors", donors)
+	assert.InDelta(t, plain["queries"], long["queries"], 0)
+	assert.NotEqual(t, plain["ndcg@10"], long["ndcg@10"])
+	assert.Equal(t, long, mergeTimes(long, evalJSON("-lengthen", "32", "-donors", donors, "-seed", "1")), "the default seed is 1")
+}
+
+// mergeTimes returns want with the timings of got, which vary from run
+// to run.
+func mergeTimes(got, want map[string]float64) map[string]float64 {
+	out := maps.Clone(want)
+	for _, k := range []string{"index_ms", "p50_us", "p99_us"} {
+		out[k] = got[k]
+	}
+	return out
+}
+
 func TestDatasetWithoutQueries(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tools.jsonl"), []byte(
@@ -69,6 +113,9 @@ func TestBadArguments(t *testing.T) {
 	tests := map[string][]string{
 		"NoData":          {},
 		"UnknownSearcher": {"-data", mcpReference, "-searcher", "vector"},
+		"LengthenAlone":   {"-data", mcpReference, "-lengthen", "4"},
+		"DonorsAlone":     {"-data", mcpReference, "-donors", mcpReference},
+		"NoDonorParams":   {"-data", mcpReference, "-lengthen", "4", "-donors", filepath.Join("..", "..", "testdata", "eval", "metatool")},
 		"BadCutoff":       {"-data", mcpReference, "-k", "0"},
 		"MissingDataset":  {"-data", filepath.Join(t.TempDir(), "missing")},
 		"UnknownFlag":     {"-nope"},
