@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -30,6 +31,18 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	// The catalogue's search index is bleve's, which analyses documents on
+	// a process-wide pool of workers started when it is loaded, shared by
+	// every index: they are not ours to stop.
+	bleveWorkers := goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker")
+	flag.Parse()
+	// A fuzzing worker process runs only its fuzz target, which needs no
+	// binary: building one in each worker would take the time of a short
+	// fuzzing run.
+	if fuzzWorker := flag.Lookup("test.fuzzworker"); fuzzWorker != nil && fuzzWorker.Value.String() == "true" {
+		goleak.VerifyTestMain(m, bleveWorkers)
+		return
+	}
 	dir, err := os.MkdirTemp("", "metatools-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -43,12 +56,7 @@ func TestMain(m *testing.M) {
 		_ = os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	goleak.VerifyTestMain(m,
-		// The catalogue's search index is bleve's, which analyses documents
-		// on a process-wide pool of workers started when it is loaded,
-		// shared by every index: they are not ours to stop.
-		goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker"),
-		goleak.Cleanup(func(int) { _ = os.RemoveAll(dir) }))
+	goleak.VerifyTestMain(m, bleveWorkers, goleak.Cleanup(func(int) { _ = os.RemoveAll(dir) }))
 }
 
 // nodeModules returns the installed npm packages of the end-to-end tests.
