@@ -260,30 +260,12 @@ func (c *conn) forwardLog(ctx context.Context, req *mcp.LoggingMessageRequest) {
 }
 
 // followLogs asks the server of a new session for every log message, when
-// it logs: the client's own level filters what it receives. From protocol
-// 2026-07-28 on, the level set here counts only for messages outside a
-// request (askForLogs).
+// it logs: the client's own level filters what it receives.
 func followLogs(ctx context.Context, sess *mcp.ClientSession) {
 	if res := sess.InitializeResult(); res == nil || res.Capabilities == nil || res.Capabilities.Logging == nil {
 		return
 	}
 	_ = sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"})
-}
-
-// askForLogs asks a server on protocol 2026-07-28 or later, where each
-// request names the level of the log messages its handling sends, for
-// all of them, as followLogs does for earlier protocols.
-func askForLogs(sess *mcp.ClientSession, params mcp.Params) {
-	res := sess.InitializeResult()
-	if res == nil || res.Capabilities == nil || res.Capabilities.Logging == nil || res.ProtocolVersion < "2026-07-28" {
-		return
-	}
-	meta := params.GetMeta()
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	meta[mcp.MetaKeyLogLevel] = "debug"
-	params.SetMeta(meta)
 }
 
 // clients follows the clients that have sessions of their own, to close

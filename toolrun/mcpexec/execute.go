@@ -66,7 +66,6 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 	err = s.do(ctx, resend, func(sess *mcp.ClientSession) error {
 		// The SDK adds to a request's metadata: each attempt gets its own.
 		params := &mcp.CallToolParams{Name: name, Arguments: call.Args}
-		askForLogs(sess, params)
 		if token != "" {
 			params.SetProgressToken(token)
 		}

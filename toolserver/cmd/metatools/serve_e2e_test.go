@@ -118,7 +118,7 @@ func TestStdioRunningCallsAreAnsweredAfterInputCloses(t *testing.T) {
 		}
 	})
 	cfg := filepath.Join(t.TempDir(), "metatools.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte("builtin:\n  httpAllow: [\"127.0.0.1\"]\n"), 0o600))
+	require.NoError(t, os.WriteFile(cfg, []byte("builtin:\n  httpAllow: [\"127.0.0.1:*\"]\n"), 0o600))
 
 	p := startRawStdio(t, "--config", cfg)
 	p.initialize(t)
