@@ -393,52 +393,25 @@ func (a *aggregator) reconcile() {
 		}
 	}
 
-	var removeResources, removeTemplates, removePrompts []string
-	var addResources []resourceItem
-	var addTemplates []templateItem
-	var addPrompts []promptItem
-	for _, uri := range resourceOrder {
-		item := resources[uri]
-		sv := served{item.server, itemKey(item.server, item.r)}
-		if a.resources[uri] != sv {
-			a.resources[uri] = sv
-			addResources = append(addResources, item)
-		}
+	resourcesNext := make(map[string]served, len(resources))
+	for uri, item := range resources {
+		resourcesNext[uri] = served{item.server, itemKey(item.server, item.r)}
 	}
-	for uri := range a.resources {
-		if _, ok := resources[uri]; !ok {
-			delete(a.resources, uri)
-			removeResources = append(removeResources, uri)
-		}
+	templatesNext := make(map[string]served, len(templates))
+	for tmpl, item := range templates {
+		templatesNext[tmpl] = served{item.server, itemKey(item.server, item.t)}
 	}
-	for _, tmpl := range templateOrder {
-		item := templates[tmpl]
-		sv := served{item.server, itemKey(item.server, item.t)}
-		if a.templates[tmpl] != sv {
-			a.templates[tmpl] = sv
-			addTemplates = append(addTemplates, item)
-		}
-	}
-	for tmpl := range a.templates {
-		if _, ok := templates[tmpl]; !ok {
-			delete(a.templates, tmpl)
-			removeTemplates = append(removeTemplates, tmpl)
-		}
-	}
-	for _, name := range promptOrder {
-		item := prompts[name]
+	promptsNext := make(map[string]promptRoute, len(prompts))
+	for name, item := range prompts {
 		item.route.key = itemKey(item.route.server, item.p)
-		if a.prompts[name] != item.route {
-			a.prompts[name] = item.route
-			addPrompts = append(addPrompts, item)
-		}
+		promptsNext[name] = item.route
 	}
-	for name := range a.prompts {
-		if _, ok := prompts[name]; !ok {
-			delete(a.prompts, name)
-			removePrompts = append(removePrompts, name)
-		}
-	}
+	changedResources, removeResources := reconcile(a.resources, resourceOrder, resourcesNext)
+	changedTemplates, removeTemplates := reconcile(a.templates, templateOrder, templatesNext)
+	changedPrompts, removePrompts := reconcile(a.prompts, promptOrder, promptsNext)
+	addResources := pick(changedResources, resources)
+	addTemplates := pick(changedTemplates, templates)
+	addPrompts := pick(changedPrompts, prompts)
 	a.mu.Unlock()
 
 	// The go-sdk server debounces the notifications of these changes.
@@ -728,4 +701,32 @@ func (s *Server) UpstreamResourceUpdated(server string, params *mcp.ResourceUpda
 	if s.agg != nil && params != nil {
 		s.agg.updated(server, params)
 	}
+}
+
+// reconcile makes current equal to next, whose keys are in order, and
+// returns the keys whose value changed or came, in order, and those
+// removed.
+func reconcile[V comparable](current map[string]V, order []string, next map[string]V) (changed, removed []string) {
+	for _, k := range order {
+		if v, ok := current[k]; !ok || v != next[k] {
+			current[k] = next[k]
+			changed = append(changed, k)
+		}
+	}
+	for k := range current {
+		if _, ok := next[k]; !ok {
+			delete(current, k)
+			removed = append(removed, k)
+		}
+	}
+	return changed, removed
+}
+
+// pick returns the items of keys, in order.
+func pick[T any](keys []string, items map[string]T) []T {
+	picked := make([]T, 0, len(keys))
+	for _, k := range keys {
+		picked = append(picked, items[k])
+	}
+	return picked
 }
