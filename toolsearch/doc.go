@@ -14,7 +14,9 @@
 //
 // A query that is a tool's ID or name, or "select:NAME,NAME2", ranks the
 // named tools first. [WithFusion] adds a second ranking, that of
-// toolindex's lexical searcher, merged by reciprocal-rank fusion.
+// toolindex's lexical searcher, and [WithEmbedder] a semantic one, from
+// the vectors of an embedding model ([OpenAIEmbedder]), merged by
+// reciprocal-rank fusion.
 //
 // Text is analysed for identifiers: "createIssue", "create_issue",
 // "create-issue" and "github.createIssue" all contain the words "create"

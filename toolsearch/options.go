@@ -105,6 +105,8 @@ type config struct {
 	fusionWeight float64
 	// stem stems words in the analysis chain.
 	stem bool
+	// embedder adds a semantic ranking to the fusion.
+	embedder Embedder
 }
 
 // coverageMode says how a tool's score is scaled by how much of the query

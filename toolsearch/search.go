@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 	"sync"
 
 	index "github.com/blevesearch/bleve_index_api"
@@ -45,7 +46,20 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	}
 	names, text := lookupNames(q.Text)
 	terms := s.queryTerms(text)
-	if len(terms) == 0 && len(names) == 0 {
+	end := q.Offset + q.Limit
+	if end < q.Offset { // overflow: every hit is before the end
+		end = math.MaxInt
+	}
+	// The query is embedded before the index is read: the embedding
+	// service may take a while, and must not hold the index open.
+	var semantic []toolindex.Hit
+	if s.semantic != nil && strings.TrimSpace(text) != "" {
+		semantic = s.semantic.rank(ctx, text, q.Namespace, max(end, fusionDepth))
+		if err := ctxError(ctx, op); err != nil {
+			return nil, err
+		}
+	}
+	if len(terms) == 0 && len(names) == 0 && len(semantic) == 0 {
 		return []toolindex.Hit{}, nil
 	}
 
@@ -64,10 +78,6 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	}
 	defer r.Close()
 
-	end := q.Offset + q.Limit
-	if end < q.Offset { // overflow: every hit is before the end
-		end = math.MaxInt
-	}
 	pinned, err := s.named(ctx, r, names, q.Namespace)
 	if err != nil {
 		return nil, searchError(ctx, op, err)
@@ -79,7 +89,7 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 			depth += len(group)
 		}
 	}
-	if s.lexical != nil {
+	if s.lexical != nil || s.semantic != nil {
 		depth = max(depth, fusionDepth)
 	}
 	hits := []toolindex.Hit{}
@@ -88,12 +98,19 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 			return nil, searchError(ctx, op, err)
 		}
 	}
+	rankings := []weightedRanking{{hits: hits, weight: s.fusionWeight}}
 	if s.lexical != nil && len(terms) > 0 {
 		lexical, err := s.lexical.Search(ctx, toolindex.SearchQuery{Text: text, Namespace: q.Namespace, Limit: depth})
 		if err != nil {
 			return nil, searchError(ctx, op, err)
 		}
-		hits = fuse(depth, weightedRanking{hits: hits, weight: s.fusionWeight}, weightedRanking{hits: lexical, weight: 1})
+		rankings = append(rankings, weightedRanking{hits: lexical, weight: 1})
+	}
+	if len(semantic) > 0 {
+		rankings = append(rankings, weightedRanking{hits: semantic, weight: 1})
+	}
+	if len(rankings) > 1 {
+		hits = fuse(depth, rankings...)
 	}
 	hits = pin(hits, pinned, end)
 	return hits[min(q.Offset, len(hits)):], nil

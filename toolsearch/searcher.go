@@ -80,6 +80,7 @@ type Searcher struct {
 	coverage coverageMode
 	k1       float64
 	lexical  *toolindex.LexicalSearcher // nil without fusion
+	semantic *semanticIndex             // nil without an embedder
 	// fusionWeight is the weight of the BM25F ranking in the fusion,
 	// the lexical one's being 1.
 	fusionWeight float64
@@ -132,6 +133,9 @@ func New(opts ...Option) (*Searcher, error) {
 	if c.fusion {
 		s.lexical = toolindex.NewLexicalSearcher()
 	}
+	if c.embedder != nil {
+		s.semantic = newSemanticIndex(c.embedder)
+	}
 	if c.path == "" {
 		s.idx, err = bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
 		if err != nil {
@@ -175,11 +179,39 @@ func (s *Searcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
 		docs = append(docs, d)
 	}
 
+	if err := s.upsertLocked(ctx, op, tools, docs); err != nil {
+		return err
+	}
+	// Embedding waits on a service: the texts to embed are queued under
+	// the change lock, in the order of the changes, and embedded outside
+	// it.
+	if s.semantic != nil {
+		s.semantic.embedPending(ctx, "")
+	}
+	return nil
+}
+
+// upsertLocked applies the change of Upsert to the indexes under the
+// change lock, and queues the documents' texts for embedding once it is
+// applied.
+func (s *Searcher) upsertLocked(ctx context.Context, op string, tools []toolmodel.Tool, docs []*document) error {
 	unlock, err := s.lockWrite(op)
 	if err != nil {
 		return err
 	}
 	defer unlock()
+	if err := s.apply(ctx, op, tools, docs); err != nil {
+		return err
+	}
+	if s.semantic != nil {
+		s.semantic.enqueue(docs)
+	}
+	return nil
+}
+
+// apply indexes the documents of tools that changed; the caller holds the
+// change lock.
+func (s *Searcher) apply(ctx context.Context, op string, tools []toolmodel.Tool, docs []*document) error {
 	if s.lexical != nil {
 		if err := s.lexical.Upsert(ctx, tools); err != nil {
 			return opError(op, errors.CodeOf(err), "lexical index: %w", err)
@@ -311,6 +343,9 @@ func (s *Searcher) removeLocked(op string, ids []string) error {
 		if err := s.lexical.Remove(context.Background(), ids); err != nil {
 			return opError(op, errors.CodeOf(err), "lexical index: %w", err)
 		}
+	}
+	if s.semantic != nil {
+		s.semantic.remove(ids)
 	}
 	b := s.idx.NewBatch()
 	var removed []string

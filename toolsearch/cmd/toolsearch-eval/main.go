@@ -3,16 +3,20 @@
 //
 // Usage:
 //
-//	toolsearch-eval -data DIR [-searcher bm25|lexical|fused|all|LIST] [-json] [-k 1,3,5,10,20]
-//	                [-lengthen N -donors DIR2 [-seed S]]
+//	toolsearch-eval -data DIR [-searcher bm25|lexical|fused|semantic|all|LIST] [-json] [-k 1,3,5,10,20]
+//	                [-lengthen N -donors DIR2 [-seed S]] [-embed-url URL -embed-model M [-embed-key-env NAME]]
 //
 // DIR holds tools.jsonl (one tool per line, as toolmodel.Tool JSON) and
 // queries.jsonl (one {"id", "query", "relevant": {tool ID: grade}} per
 // line). The tools are registered in a toolindex index that searches with
 // the chosen searcher ("bm25": toolsearch's BM25F on bleve, the default;
 // "lexical": toolindex's built-in searcher; "fused": toolsearch with
-// WithFusion, the reciprocal-rank fusion of the two; "all": each of
-// them; or a comma-separated list), every query is run through the index,
+// WithFusion, the reciprocal-rank fusion of the two; "semantic": the
+// fused searcher with an embedding service too (WithEmbedder: an
+// OpenAI-compatible endpoint at -embed-url, serving -embed-model, with
+// the API key in the environment variable -embed-key-env names); "all":
+// each of them, semantic only when -embed-url is set; or a
+// comma-separated list), every query is run through the index,
 // and the command prints Recall@k, MRR, nDCG@10, the median and 99th
 // percentile latency of one query, and the time taken to index the tools,
 // for each searcher. With -json and one searcher it prints one JSON object
@@ -64,6 +68,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the choice of the parameters -lengthen adds")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a text report")
 	cutoffs := fs.String("k", "1,5,10", "comma-separated recall cut-offs of the text report (the JSON object always has 1, 5 and 10)")
+	var embedder toolsearch.OpenAIEmbedder
+	fs.StringVar(&embedder.BaseURL, "embed-url", "", "`URL` of an OpenAI-compatible embeddings API, up to its version (http://localhost:11434/v1)")
+	fs.StringVar(&embedder.Model, "embed-model", "", "embedding `model` of -embed-url")
+	keyEnv := fs.String("embed-key-env", "", "environment `variable` holding the API key of -embed-url")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,7 +83,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	names, err := parseSearchers(*kinds)
+	if (embedder.BaseURL == "") != (embedder.Model == "") {
+		return fmt.Errorf("-embed-url and -embed-model go together")
+	}
+	if *keyEnv != "" {
+		embedder.APIKey = os.Getenv(*keyEnv)
+	}
+	names, err := parseSearchers(*kinds, embedder.BaseURL != "")
 	if err != nil {
 		return err
 	}
@@ -99,7 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	reports := make(map[string]eval.Report, len(names))
 	for _, name := range names {
-		if reports[name], err = evaluate(ctx, ds, name, ks); err != nil {
+		if reports[name], err = evaluate(ctx, ds, name, &embedder, ks); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -122,8 +136,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // evaluate runs the evaluation of the searcher called name on ds.
-func evaluate(ctx context.Context, ds *eval.Dataset, name string, ks []int) (eval.Report, error) {
-	s, err := newSearcher(name)
+func evaluate(ctx context.Context, ds *eval.Dataset, name string, embedder toolsearch.Embedder, ks []int) (eval.Report, error) {
+	s, err := newSearcher(name, embedder)
 	if err != nil {
 		return eval.Report{}, err
 	}
@@ -135,11 +149,15 @@ func evaluate(ctx context.Context, ds *eval.Dataset, name string, ks []int) (eva
 
 // searcherNames are the searchers the command knows, in the order "all"
 // runs them.
-var searcherNames = []string{"bm25", "lexical", "fused"}
+var searcherNames = []string{"bm25", "lexical", "fused", "semantic"}
 
-// parseSearchers parses the -searcher list.
-func parseSearchers(s string) ([]string, error) {
+// parseSearchers parses the -searcher list; the semantic searcher needs
+// an embedding service.
+func parseSearchers(s string, embedding bool) ([]string, error) {
 	if s == "all" {
+		if !embedding {
+			return slices.DeleteFunc(slices.Clone(searcherNames), func(n string) bool { return n == "semantic" }), nil
+		}
 		return searcherNames, nil
 	}
 	var names []string
@@ -147,6 +165,9 @@ func parseSearchers(s string) ([]string, error) {
 		name = strings.TrimSpace(name)
 		if !slices.Contains(searcherNames, name) {
 			return nil, fmt.Errorf("-searcher: unknown searcher %q (want %s or all)", name, strings.Join(searcherNames, ", "))
+		}
+		if name == "semantic" && !embedding {
+			return nil, fmt.Errorf("-searcher: semantic needs -embed-url and -embed-model")
 		}
 		if !slices.Contains(names, name) {
 			names = append(names, name)
@@ -168,7 +189,7 @@ func parseCutoffs(s string) ([]int, error) {
 	return ks, nil
 }
 
-func newSearcher(kind string) (toolindex.Searcher, error) {
+func newSearcher(kind string, embedder toolsearch.Embedder) (toolindex.Searcher, error) {
 	switch kind {
 	case "bm25":
 		return toolsearch.New()
@@ -176,6 +197,8 @@ func newSearcher(kind string) (toolindex.Searcher, error) {
 		return toolindex.NewLexicalSearcher(), nil
 	case "fused":
 		return toolsearch.New(toolsearch.WithFusion(true))
+	case "semantic":
+		return toolsearch.New(toolsearch.WithFusion(true), toolsearch.WithEmbedder(embedder))
 	}
 	return nil, fmt.Errorf("-searcher: unknown searcher %q (want %s)", kind, strings.Join(searcherNames, ", "))
 }

@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -119,6 +122,8 @@ func TestBadArguments(t *testing.T) {
 		"BadCutoff":       {"-data", mcpReference, "-k", "0"},
 		"MissingDataset":  {"-data", filepath.Join(t.TempDir(), "missing")},
 		"UnknownFlag":     {"-nope"},
+		"SemanticAlone":   {"-data", mcpReference, "-searcher", "semantic"},
+		"EmbedURLAlone":   {"-data", mcpReference, "-embed-url", "http://127.0.0.1:1/v1"},
 	}
 	for name, args := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -127,4 +132,42 @@ func TestBadArguments(t *testing.T) {
 			assert.Empty(t, stdout.String())
 		})
 	}
+}
+
+// TestSemanticSearcherUsesTheEmbeddingService runs the semantic searcher
+// against an OpenAI-compatible service whose vectors are bags of hashed
+// words, and checks that every tool and every query reached it and that
+// "all" includes it.
+func TestSemanticSearcherUsesTheEmbeddingService(t *testing.T) {
+	var texts atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if r.Header.Get("Authorization") != "Bearer secret" || json.NewDecoder(r.Body).Decode(&req) != nil {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		texts.Add(int64(len(req.Input)))
+		data := make([]map[string]any, len(req.Input))
+		for i, text := range req.Input {
+			v := make([]float32, 32)
+			for _, word := range strings.Fields(strings.ToLower(text)) {
+				v[len(word)%len(v)]++
+			}
+			data[i] = map[string]any{"index": i, "embedding": v}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": data})
+	}))
+	defer srv.Close()
+	t.Setenv("EVAL_EMBED_KEY", "secret")
+
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(context.Background(), []string{"-data", mcpReference, "-searcher", "all", "-json",
+		"-embed-url", srv.URL + "/v1", "-embed-model", "words", "-embed-key-env", "EVAL_EMBED_KEY"}, &stdout, &stderr), stderr.String())
+	var obj map[string]map[string]float64
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &obj))
+	assert.Equal(t, []string{"bm25", "fused", "lexical", "semantic"}, slices.Sorted(maps.Keys(obj)))
+	assert.Equal(t, int64(obj["semantic"]["tools"]+obj["semantic"]["queries"]), texts.Load(), "each tool and each query embedded once")
+	assert.Positive(t, obj["semantic"]["ndcg@10"])
 }
