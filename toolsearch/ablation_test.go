@@ -66,6 +66,10 @@ func ablationConfigs() []struct {
 		{name: "long-fields-b=0.3", opts: []Option{lengthNorm(0.3)}},
 		{name: "long-fields-b=1", opts: []Option{lengthNorm(1)}},
 		{name: "no-stemming", opts: []Option{func(c *config) { c.stem = false }}},
+		{name: "feedback", opts: []Option{WithFeedback(DefaultFeedback())}},
+		{name: "feedback-5-docs", opts: []Option{WithFeedback(Feedback{Docs: 5, Terms: 10, QueryWeight: 0.7})}},
+		{name: "feedback-20-terms-0.5", opts: []Option{WithFeedback(Feedback{Docs: 3, Terms: 20, QueryWeight: 0.5})}},
+		{name: "feedback-query-0.9", opts: []Option{WithFeedback(Feedback{Docs: 3, Terms: 10, QueryWeight: 0.9})}},
 	}
 }
 

@@ -107,6 +107,8 @@ type config struct {
 	stem bool
 	// embedder adds a semantic ranking to the fusion.
 	embedder Embedder
+	// feedback expands queries with the words of their first hits.
+	feedback Feedback
 }
 
 // coverageMode says how a tool's score is scaled by how much of the query

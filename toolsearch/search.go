@@ -94,8 +94,19 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	}
 	hits := []toolindex.Hit{}
 	if len(terms) > 0 {
-		if hits, err = s.rank(ctx, r, terms, q.Namespace, depth); err != nil {
+		query := make([]weightedTerm, len(terms))
+		for i, term := range terms {
+			query[i] = weightedTerm{term: term, weight: 1}
+		}
+		if hits, err = s.rank(ctx, r, query, q.Namespace, depth); err != nil {
 			return nil, searchError(ctx, op, err)
+		}
+		if s.texts != nil && len(hits) > 0 {
+			if expanded := s.expand(terms, hits); expanded != nil {
+				if hits, err = s.rank(ctx, r, expanded, q.Namespace, depth); err != nil {
+					return nil, searchError(ctx, op, err)
+				}
+			}
 		}
 	}
 	rankings := []weightedRanking{{hits: hits, weight: s.fusionWeight}}
@@ -158,7 +169,7 @@ func (s *Searcher) queryTerms(text string) []string {
 // document; the cost is O(postings) for the reading plus O(matches × log
 // end) to find the best, then an ID lookup for each hit returned (and for
 // those that tie with the last one).
-func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []string, namespace string, end int) ([]toolindex.Hit, error) {
+func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []weightedTerm, namespace string, end int) ([]toolindex.Hit, error) {
 	n, err := r.DocCount()
 	if err != nil || n == 0 {
 		return []toolindex.Hit{}, err
@@ -183,7 +194,7 @@ func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []string
 	}
 	acc := accumulators.Get().(*accumulator)
 	defer release(acc)
-	found, err := read(ctx, lists, n, s.k1, acc)
+	found, err := read(ctx, lists, terms, n, s.k1, acc)
 	if err != nil {
 		return nil, err
 	}
@@ -200,11 +211,11 @@ type postingList struct {
 
 // open opens the posting lists of the terms in the searched fields, in
 // term order; the caller closes the lists, even on error.
-func (s *Searcher) open(ctx context.Context, r index.IndexReader, terms []string) (lists []postingList, err error) {
+func (s *Searcher) open(ctx context.Context, r index.IndexReader, terms []weightedTerm) (lists []postingList, err error) {
 	stats := s.lengths.current()
 	for i, term := range terms {
 		for _, f := range s.fields {
-			tfr, err := r.TermFieldReader(ctx, []byte(term), f.name, true, true, false)
+			tfr, err := r.TermFieldReader(ctx, []byte(term.term), f.name, true, true, false)
 			if err != nil {
 				return lists, err
 			}
@@ -219,9 +230,10 @@ func (s *Searcher) open(ctx context.Context, r index.IndexReader, terms []string
 }
 
 // read scores the postings of lists, which come in term order, into acc,
-// for an index of n documents with saturation k1, and returns the number of terms found
-// and the sum of their idf.
-func read(ctx context.Context, lists []postingList, n uint64, k1 float64, acc *accumulator) (found queryMass, err error) {
+// for an index of n documents with saturation k1, each term's score
+// multiplied by its weight in terms, and returns the number of terms
+// found and the sum of their idf.
+func read(ctx context.Context, lists []postingList, terms []weightedTerm, n uint64, k1 float64, acc *accumulator) (found queryMass, err error) {
 	var tfd index.TermFieldDoc
 	for start := 0; start < len(lists); {
 		term := lists[start].term
@@ -248,7 +260,7 @@ func read(ctx context.Context, lists []postingList, n uint64, k1 float64, acc *a
 		found.idf += idf
 		for _, j := range acc.termDocs {
 			d := &acc.docs[j]
-			d.sum += saturate(idf, d.freq, k1)
+			d.sum += terms[term].weight * saturate(idf, d.freq, k1)
 			d.covered += idf
 			d.freq = 0
 		}

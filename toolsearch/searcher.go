@@ -81,6 +81,8 @@ type Searcher struct {
 	k1       float64
 	lexical  *toolindex.LexicalSearcher // nil without fusion
 	semantic *semanticIndex             // nil without an embedder
+	feedback Feedback
+	texts    *feedbackTexts // nil without feedback
 	// fusionWeight is the weight of the BM25F ranking in the fusion,
 	// the lexical one's being 1.
 	fusionWeight float64
@@ -125,6 +127,9 @@ func New(opts ...Option) (*Searcher, error) {
 	if err := c.weights.validate(); err != nil {
 		return nil, opError(op, errors.InvalidArgument, "%w", err)
 	}
+	if err := c.feedback.validate(); err != nil {
+		return nil, opError(op, errors.InvalidArgument, "%w", err)
+	}
 	m, err := newMapping(c.stem)
 	if err != nil {
 		return nil, opError(op, errors.Internal, "index mapping: %w", err)
@@ -135,6 +140,10 @@ func New(opts ...Option) (*Searcher, error) {
 	}
 	if c.embedder != nil {
 		s.semantic = newSemanticIndex(c.embedder)
+	}
+	if c.feedback != (Feedback{}) {
+		s.feedback = c.feedback
+		s.texts = &feedbackTexts{docs: map[string]*document{}}
 	}
 	if c.path == "" {
 		s.idx, err = bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
@@ -205,6 +214,9 @@ func (s *Searcher) upsertLocked(ctx context.Context, op string, tools []toolmode
 	}
 	if s.semantic != nil {
 		s.semantic.enqueue(docs)
+	}
+	if s.texts != nil {
+		s.texts.set(docs)
 	}
 	return nil
 }
@@ -346,6 +358,9 @@ func (s *Searcher) removeLocked(op string, ids []string) error {
 	}
 	if s.semantic != nil {
 		s.semantic.remove(ids)
+	}
+	if s.texts != nil {
+		s.texts.drop(ids)
 	}
 	b := s.idx.NewBatch()
 	var removed []string

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	toolsearch-eval -data DIR [-searcher bm25|lexical|fused|semantic|all|LIST] [-json] [-k 1,3,5,10,20]
+//	toolsearch-eval -data DIR [-searcher bm25|lexical|fused|feedback|semantic|all|LIST] [-json] [-k 1,3,5,10,20]
 //	                [-lengthen N -donors DIR2 [-seed S]] [-embed-url URL -embed-model M [-embed-key-env NAME]]
 //
 // DIR holds tools.jsonl (one tool per line, as toolmodel.Tool JSON) and
@@ -11,7 +11,8 @@
 // line). The tools are registered in a toolindex index that searches with
 // the chosen searcher ("bm25": toolsearch's BM25F on bleve, the default;
 // "lexical": toolindex's built-in searcher; "fused": toolsearch with
-// WithFusion, the reciprocal-rank fusion of the two; "semantic": the
+// WithFusion, the reciprocal-rank fusion of the two; "feedback": bm25
+// with WithFeedback(DefaultFeedback()), RM3 query expansion; "semantic": the
 // fused searcher with an embedding service too (WithEmbedder: an
 // OpenAI-compatible endpoint at -embed-url, serving -embed-model, with
 // the API key in the environment variable -embed-key-env names); "all":
@@ -62,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("toolsearch-eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "", "dataset `directory` holding tools.jsonl and queries.jsonl (required)")
-	kinds := fs.String("searcher", "bm25", "searchers to evaluate: bm25, lexical, fused, all, or a comma-separated list")
+	kinds := fs.String("searcher", "bm25", "searchers to evaluate: bm25, lexical, fused, feedback, semantic, all, or a comma-separated list")
 	lengthen := fs.Int("lengthen", 0, "add `N` documented parameters and return fields to every tool (needs -donors)")
 	donorsDir := fs.String("donors", "", "dataset `directory` whose tools' parameters -lengthen draws from")
 	seed := fs.Uint64("seed", 1, "seed of the choice of the parameters -lengthen adds")
@@ -149,7 +150,7 @@ func evaluate(ctx context.Context, ds *eval.Dataset, name string, embedder tools
 
 // searcherNames are the searchers the command knows, in the order "all"
 // runs them.
-var searcherNames = []string{"bm25", "lexical", "fused", "semantic"}
+var searcherNames = []string{"bm25", "lexical", "fused", "feedback", "semantic"}
 
 // parseSearchers parses the -searcher list; the semantic searcher needs
 // an embedding service.
@@ -197,6 +198,8 @@ func newSearcher(kind string, embedder toolsearch.Embedder) (toolindex.Searcher,
 		return toolindex.NewLexicalSearcher(), nil
 	case "fused":
 		return toolsearch.New(toolsearch.WithFusion(true))
+	case "feedback":
+		return toolsearch.New(toolsearch.WithFeedback(toolsearch.DefaultFeedback()))
 	case "semantic":
 		return toolsearch.New(toolsearch.WithFusion(true), toolsearch.WithEmbedder(embedder))
 	}

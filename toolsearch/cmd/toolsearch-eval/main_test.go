@@ -21,7 +21,7 @@ import (
 var mcpReference = filepath.Join("..", "..", "testdata", "eval", "mcp-reference")
 
 func TestJSONReport(t *testing.T) {
-	for _, searcher := range []string{"bm25", "lexical", "fused"} {
+	for _, searcher := range []string{"bm25", "lexical", "fused", "feedback"} {
 		t.Run(searcher, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			err := run(context.Background(), []string{"-data", mcpReference, "-searcher", searcher, "-json"}, &stdout, &stderr)
@@ -56,7 +56,7 @@ func TestSeveralSearchers(t *testing.T) {
 	require.NoError(t, run(context.Background(), []string{"-data", mcpReference, "-searcher", "all", "-json"}, &stdout, &stderr), stderr.String())
 	var obj map[string]map[string]float64
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &obj))
-	assert.Equal(t, []string{"bm25", "fused", "lexical"}, slices.Sorted(maps.Keys(obj)))
+	assert.Equal(t, []string{"bm25", "feedback", "fused", "lexical"}, slices.Sorted(maps.Keys(obj)))
 	for name, report := range obj {
 		assert.InDelta(t, 47, report["queries"], 0, name)
 	}
@@ -167,7 +167,7 @@ func TestSemanticSearcherUsesTheEmbeddingService(t *testing.T) {
 		"-embed-url", srv.URL + "/v1", "-embed-model", "words", "-embed-key-env", "EVAL_EMBED_KEY"}, &stdout, &stderr), stderr.String())
 	var obj map[string]map[string]float64
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &obj))
-	assert.Equal(t, []string{"bm25", "fused", "lexical", "semantic"}, slices.Sorted(maps.Keys(obj)))
+	assert.Equal(t, []string{"bm25", "feedback", "fused", "lexical", "semantic"}, slices.Sorted(maps.Keys(obj)))
 	assert.Equal(t, int64(obj["semantic"]["tools"]+obj["semantic"]["queries"]), texts.Load(), "each tool and each query embedded once")
 	assert.Positive(t, obj["semantic"]["ndcg@10"])
 }
