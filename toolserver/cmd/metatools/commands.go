@@ -263,7 +263,7 @@ func (e *env) stopped(ctx context.Context, err error) error {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "metatools: %v, stopped\n", sig)
+	fmt.Fprintf(e.stderr, "metatools: %v received, stopped\n", sig.sig)
 	return nil
 }
 
