@@ -191,14 +191,14 @@ func quoteIfSpaced(s string) string {
 
 // textOnly reports whether content holds text alone (or nothing), and
 // whether it holds any text.
-func textOnly(content []mcp.Content) (only, any bool) {
+func textOnly(content []mcp.Content) (only, hasText bool) {
 	only = true
 	for _, c := range content {
 		if _, ok := c.(*mcp.TextContent); ok {
-			any = true
+			hasText = true
 		} else {
 			only = false
 		}
 	}
-	return only, any
+	return only, hasText
 }
