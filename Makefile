@@ -36,6 +36,7 @@ BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 COVERPROFILE ?= coverage.out
 RUN_PKG ?= ./toolserver/cmd/metatools
+RUN_BIN ?= $(BIN)/metatools
 ARGS ?= serve --http 127.0.0.1:8080
 # A release dry run needs a version above every module's: the highest minor + 1.
 RELEASE_CHECK_VERSION ?= $(shell bash scripts/modules.sh --next-minor)
@@ -229,9 +230,15 @@ release-check: ## The release script's own test, then a dry run of releasing eve
 	@$(call banner,scripts/release.sh --all $(RELEASE_CHECK_VERSION) (dry run))
 	@bash scripts/release.sh --allow-dirty --all $(RELEASE_CHECK_VERSION)
 
+# Built first, then run with exec, so that the shell leaves and Ctrl-C
+# reaches metatools alone: it stops cleanly and exits 0, and make reports
+# no error. `go run` would hide a long first build behind silence.
 .PHONY: run
-run: ## The main job: the metatools server on its built-in catalogue, at http://127.0.0.1:8080/mcp.
-	$(GO) run $(RUN_PKG) $(ARGS)
+run: ## The main job: build metatools and serve its built-in catalogue at http://127.0.0.1:8080/mcp (Ctrl-C stops it).
+	@echo "building metatools into $(RUN_BIN) (the first build downloads and compiles the dependencies: it can take minutes)..."
+	@$(GO) build -o $(RUN_BIN) $(RUN_PKG)
+	@echo "running: metatools $(ARGS) (Ctrl-C to stop)"
+	@exec $(RUN_BIN) $(ARGS)
 
 .PHONY: tidy
 tidy: ## go mod tidy in each module (GOWORK=off, as the module is published).

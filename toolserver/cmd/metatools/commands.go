@@ -9,9 +9,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/tooldocs"
@@ -45,37 +48,51 @@ type common struct {
 	json       bool
 }
 
+// register registers --config and --json.
 func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.configPath, "config", "", "configuration `file` (default: the built-in tools only)")
+	c.registerConfig(fs)
 	fs.BoolVar(&c.json, "json", false, "print JSON, for scripts")
 }
 
+// registerConfig registers --config alone, for commands with no JSON
+// output.
+func (c *common) registerConfig(fs *flag.FlagSet) {
+	fs.StringVar(&c.configPath, "config", "", "configuration `file` (default: the built-in tools only)")
+}
+
+// flags returns the flag set of the named command, which becomes the
+// command whose usage follows an error in the command line.
+func (e *env) flags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	e.cmd = fs
+	return fs
+}
+
 // parse parses args with fs, letting flags and positional arguments mix
-// ("describe ID --level full"), and returns the positional ones.
+// ("describe ID --level full"), and returns the positional ones; after
+// "--", every argument is positional. -h, -help and --help return a
+// [helpRequest].
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, usagef("%s flags:\n%s", fs.Name(), flagHelp(fs))
+				return nil, helpRequest{fs}
 			}
 			return nil, usagef("%s: %v", fs.Name(), err)
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		rest := fs.Args()
+		if len(rest) == 0 {
 			return positional, nil
 		}
-		positional = append(positional, args[0])
-		args = args[1:]
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
-}
-
-func flagHelp(fs *flag.FlagSet) string {
-	var b strings.Builder
-	fs.SetOutput(&b)
-	fs.PrintDefaults()
-	return b.String()
 }
 
 // loadConfig reads the configuration file, or returns the default one.
@@ -123,9 +140,9 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session
 	}
 	srvOpts := []toolserver.Option{toolserver.WithLogger(logger), toolserver.WithPassthrough(cfg.Server.Passthrough...)}
 	if cfg.Server.Name != "" {
-		srvOpts = append(srvOpts, toolserver.WithImplementation(cfg.Server.Name, version))
+		srvOpts = append(srvOpts, toolserver.WithImplementation(cfg.Server.Name, version()))
 	} else {
-		srvOpts = append(srvOpts, toolserver.WithImplementation("metatools", version))
+		srvOpts = append(srvOpts, toolserver.WithImplementation("metatools", version()))
 	}
 	if cfg.Search.Limit > 0 {
 		srvOpts = append(srvOpts, toolserver.WithSearchLimit(cfg.Search.Limit))
@@ -142,9 +159,6 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session
 	}
 	return &session{cfg: cfg, cat: cat, srv: srv}, nil
 }
-
-// version is the version reported to MCP clients.
-const version = "0.1.0"
 
 // progress shows upstreams connecting, one line per step.
 type progress struct {
@@ -195,9 +209,9 @@ func (e *env) printJSON(v any) error {
 }
 
 func (e *env) serve(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := e.flags("serve")
 	var c common
-	c.register(fs)
+	c.registerConfig(fs)
 	addr := fs.String("http", "", "serve streamable HTTP on `addr` at /mcp instead of stdio; a port alone (:8080) listens on 127.0.0.1 only, name a host (0.0.0.0:8080) to listen beyond")
 	stateless := fs.Bool("stateless", false, "serve HTTP without sessions, for replicas behind a load balancer")
 	var tokens stringList
@@ -219,7 +233,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		*addr = cfg.Server.HTTP.Addr
 	}
 	if *addr == "" {
-		return srv.ServeStdio(ctx)
+		return e.stopped(ctx, srv.ServeStdio(ctx))
 	}
 	h := cfg.Server.HTTP
 	opts := toolserver.HTTPOptions{
@@ -235,7 +249,22 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if h.OAuth != nil {
 		opts.OAuth = h.OAuth.Options()
 	}
-	return e.serveHTTP(ctx, *addr, opts, srv.HTTPHandler(opts), *insecure, shutdownTimeout(cfg))
+	return e.stopped(ctx, e.serveHTTP(ctx, *addr, opts, srv.HTTPHandler(opts), *insecure, shutdownTimeout(cfg)))
+}
+
+// stopped returns the error a server that returned err ends with: none
+// when a signal stopped it (a stop asked for is a success, which lets
+// `make run` or a service manager see a clean exit), after saying so.
+func (e *env) stopped(ctx context.Context, err error) error {
+	var sig stopSignal
+	if !errors.As(context.Cause(ctx), &sig) {
+		return err
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "metatools: %v received, stopped\n", sig.sig)
+	return nil
 }
 
 // stringList is a repeatable string flag.
@@ -245,7 +274,7 @@ func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func (e *env) search(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	fs := e.flags("search")
 	var c common
 	c.register(fs)
 	namespace := fs.String("namespace", "", "only tools of this `namespace`")
@@ -280,7 +309,7 @@ func (e *env) search(ctx context.Context, args []string) error {
 }
 
 func (e *env) describe(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("describe", flag.ContinueOnError)
+	fs := e.flags("describe")
 	var c common
 	c.register(fs)
 	levelName := fs.String("level", "full", "detail `level`: summary, schema or full")
@@ -313,11 +342,12 @@ func (e *env) describe(ctx context.Context, args []string) error {
 }
 
 func (e *env) runTool(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs := e.flags("run")
 	var c common
 	c.register(fs)
 	backend := fs.String("backend", "", "preferred backend `identity`, such as mcp:github")
 	timeout := fs.Duration("timeout", 0, "bound on the call (0: limits.timeout, by default 60s)")
+	out := fs.String("out", "", "save images, audio and binary resources the tool returns to files in `dir` (created if missing), named after the tool: NAME-1.png, ...")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -353,22 +383,81 @@ func (e *env) runTool(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// With --json, content is printed whole and only saved; without, it
+	// is shown.
+	printer := &contentPrinter{w: e.stdout, dir: *out, base: fileBase(rest[0])}
 	if c.json {
-		out := map[string]any{"id": rest[0], "backend": res.Backend.Identity(), "result": res.Structured, "durationMs": res.Duration.Milliseconds()}
-		if res.ToolError != nil {
-			out["error"] = map[string]any{"code": res.ToolError.Code, "message": res.ToolError.Error()}
+		printer.w = io.Discard
+	}
+	if c.json {
+		if err := printer.print(res.Content); err != nil {
+			return err
 		}
-		if err := e.printJSON(out); err != nil {
+		shown := runOutput{ID: rest[0], Backend: res.Backend.Identity(), Result: res.Structured, Content: res.Content,
+			Files: printer.saved, DurationMs: res.Duration.Milliseconds()}
+		if res.ToolError != nil {
+			shown.Error = &runError{Code: res.ToolError.Code, Message: res.ToolError.Error()}
+		}
+		if err := e.printJSON(shown); err != nil {
 			return err
 		}
 	} else if res.ToolError == nil {
-		if text, ok := res.Structured.(string); ok {
-			fmt.Fprintln(e.stdout, text)
-		} else if err := e.printJSON(res.Structured); err != nil {
+		if err := e.printResult(res, printer); err != nil {
 			return err
 		}
 	}
 	return res.Err()
+}
+
+// runOutput is what `run --json` prints.
+type runOutput struct {
+	// ID is the tool that ran.
+	ID string `json:"id"`
+	// Backend is the identity of the backend that ran it.
+	Backend string `json:"backend"`
+	// Result is the result as a JSON value: the structured result, else
+	// the text parsed as JSON, else the text.
+	Result any `json:"result"`
+	// Content is the tool's MCP content whole, binary data in base64, as
+	// MCP puts it on the wire; absent for tools that give none.
+	Content []mcp.Content `json:"content,omitempty"`
+	// Files are the files --out saved binary content to, in order.
+	Files []string `json:"files,omitempty"`
+	// Error is the tool's failure.
+	Error *runError `json:"error,omitempty"`
+	// DurationMs is the time the run took, in milliseconds.
+	DurationMs int64 `json:"durationMs"`
+}
+
+// runError is a tool's failure in [runOutput].
+type runError struct {
+	Code    errors.Code `json:"code"`
+	Message string      `json:"message"`
+}
+
+// printResult shows a result for a person: a result of text alone as its
+// text (or its JSON, indented), anything else item by item.
+func (e *env) printResult(res *toolrun.RunResult, printer *contentPrinter) error {
+	only, hasText := textOnly(res.Content)
+	if !only {
+		if !hasText && res.Structured != nil {
+			if err := e.printValue(res.Structured); err != nil {
+				return err
+			}
+		}
+		return printer.print(res.Content)
+	}
+	return e.printValue(res.Structured)
+}
+
+// printValue prints a string as it is and any other value as indented
+// JSON.
+func (e *env) printValue(v any) error {
+	if text, ok := v.(string); ok {
+		fmt.Fprintln(e.stdout, text)
+		return nil
+	}
+	return e.printJSON(v)
 }
 
 // readArguments reads a call's arguments: JSON, @FILE, or - for standard
@@ -395,7 +484,7 @@ func (e *env) readArguments(spec string) (map[string]any, error) {
 }
 
 func (e *env) tools(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
+	fs := e.flags("tools")
 	var c common
 	c.register(fs)
 	namespace := fs.String("namespace", "", "only tools of this `namespace`")
@@ -429,48 +518,128 @@ func (e *env) tools(ctx context.Context, args []string) error {
 }
 
 func (e *env) config(args []string) error {
-	if len(args) == 0 {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		fs := e.flags("config")
+		if _, err := parse(fs, args); err != nil {
+			return err
+		}
 		return usagef("config needs a subcommand: validate FILE, import FILE, or example")
 	}
 	switch args[0] {
 	case "example":
-		fmt.Fprint(e.stdout, config.Example)
-		return nil
+		return e.configExample(args[1:])
 	case "import":
-		if len(args) != 2 {
-			return usagef("config import needs one file: an MCP host's configuration, such as claude_desktop_config.json")
-		}
-		data, err := os.ReadFile(args[1])
-		if err != nil {
-			return configError{errors.Errorf(errors.InvalidArgument, "read config: %w", err)}
-		}
-		if !config.IsHostConfig(data) {
-			return configError{errors.Errorf(errors.InvalidArgument,
-				"%s: not the configuration file of an MCP host (a JSON object with an \"mcpServers\" or \"servers\" object)", args[1])}
-		}
-		out, err := config.ImportHostConfig(data)
-		if err != nil {
-			return configError{fmt.Errorf("%s: %w", args[1], err)}
-		}
-		_, err = e.stdout.Write(out)
-		return err
+		return e.configImport(args[1:])
 	case "validate":
-		if len(args) != 2 {
-			return usagef("config validate needs one file")
-		}
-		cfg, err := config.Load(args[1])
-		if err != nil {
-			return configError{err}
-		}
-		fmt.Fprintf(e.stdout, "%s: valid (%d MCP servers, %d OpenAPI documents, %d gRPC services, built-in tools %s)\n",
-			args[1], len(cfg.MCPServers), len(cfg.OpenAPI), len(cfg.GRPC), map[bool]string{true: "off", false: "on"}[cfg.Builtin.Disabled])
-		return nil
+		return e.configValidate(args[1:])
 	}
+	e.flags("config")
 	return usagef("unknown config subcommand %q", args[0])
 }
 
+func (e *env) configExample(args []string) error {
+	fs := e.flags("config example")
+	if rest, err := parse(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usagef("config example takes no arguments, got %q", rest)
+	}
+	fmt.Fprint(e.stdout, config.Example)
+	return nil
+}
+
+func (e *env) configImport(args []string) error {
+	fs := e.flags("config import")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("config import needs one file: an MCP host's configuration, such as claude_desktop_config.json")
+	}
+	data, err := os.ReadFile(rest[0])
+	if err != nil {
+		return configError{errors.Errorf(errors.InvalidArgument, "read config: %w", err)}
+	}
+	if !config.IsHostConfig(data) {
+		return configError{errors.Errorf(errors.InvalidArgument,
+			"%s: not the configuration file of an MCP host (a JSON object with an \"mcpServers\" or \"servers\" object)", rest[0])}
+	}
+	out, err := config.ImportHostConfig(data)
+	if err != nil {
+		return configError{fmt.Errorf("%s: %w", rest[0], err)}
+	}
+	_, err = e.stdout.Write(out)
+	return err
+}
+
+// validation is what `config validate --json` prints: Valid, and either
+// what the file configures or the reason it is invalid.
+type validation struct {
+	File  string `json:"file"`
+	Valid bool   `json:"valid"`
+	// Error is the reason the file is invalid, as the command without
+	// --json prints it.
+	Error       string `json:"error,omitempty"`
+	MCPServers  *int   `json:"mcpServers,omitempty"`
+	OpenAPI     *int   `json:"openapi,omitempty"`
+	GRPC        *int   `json:"grpc,omitempty"`
+	BuiltinTool *bool  `json:"builtin,omitempty"`
+}
+
+func (e *env) configValidate(args []string) error {
+	fs := e.flags("config validate")
+	asJSON := fs.Bool("json", false, `print JSON, for scripts: {"file":..,"valid":true,"mcpServers":N,"openapi":N,"grpc":N,"builtin":BOOL} or {"file":..,"valid":false,"error":".."}`)
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("config validate needs one file")
+	}
+	path := rest[0]
+	cfg, err := config.Load(path)
+	if *asJSON {
+		v := validation{File: path, Valid: err == nil}
+		if err != nil {
+			v.Error = err.Error()
+		} else {
+			mcp, openapi, grpc, builtin := len(cfg.MCPServers), len(cfg.OpenAPI), len(cfg.GRPC), !cfg.Builtin.Disabled
+			v.MCPServers, v.OpenAPI, v.GRPC, v.BuiltinTool = &mcp, &openapi, &grpc, &builtin
+		}
+		if perr := e.printJSON(v); perr != nil {
+			return perr
+		}
+		if err != nil {
+			return reportedError{exitUsage}
+		}
+		return nil
+	}
+	if err != nil {
+		return configError{err}
+	}
+	fmt.Fprintf(e.stdout, "%s: valid (%d MCP servers, %d OpenAPI documents, %d gRPC services, built-in tools %s)\n",
+		path, len(cfg.MCPServers), len(cfg.OpenAPI), len(cfg.GRPC), map[bool]string{true: "off", false: "on"}[cfg.Builtin.Disabled])
+	return nil
+}
+
+func (e *env) version(args []string) error {
+	fs := e.flags("version")
+	asJSON := fs.Bool("json", false, `print JSON, for scripts: {"version":..,"go":..}`)
+	if rest, err := parse(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usagef("version takes no arguments, got %q", rest)
+	}
+	if *asJSON {
+		return e.printJSON(map[string]string{"version": version(), "go": runtime.Version()})
+	}
+	fmt.Fprintf(e.stdout, "metatools %s (%s)\n", version(), runtime.Version())
+	return nil
+}
+
 func (e *env) stats(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
+	fs := e.flags("stats")
 	var c common
 	c.register(fs)
 	toolsFile := fs.String("tools", "", "catalogue as a JSON Lines `file` of tools (default: the configured catalogue)")

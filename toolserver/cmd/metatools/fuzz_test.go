@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolserver/config"
 )
@@ -112,5 +114,36 @@ func FuzzConfigImport(f *testing.F) {
 		require.NoError(t, os.WriteFile(imported, []byte(stdout), 0o600))
 		code, _, stderr = cli(t, "", "config", "validate", imported)
 		assert.Equal(t, exitOK, code, "the imported configuration does not validate: %s\n%s", stderr, stdout)
+	})
+}
+
+// FuzzParse parses arbitrary command lines (arguments separated by NUL)
+// as the commands do: it never panics, a failure is a usage error or a
+// request for help, and what comes back is the positional arguments, in
+// order, each one of the command line's.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{"a\x00--s\x00v\x00b", "a\x00--\x00-s", "-h", "--help\x00x", "--n=3\x00--b", "--n\x00x", "-", "--\x00--", "--s", "-b=maybe"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Split(line, "\x00")
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.String("s", "", "")
+		fs.Bool("b", false, "")
+		fs.Int("n", 0, "")
+		got, err := parse(fs, args)
+		if err != nil {
+			var help helpRequest
+			assert.True(t, isUsage(err) || errors.As(err, &help), "%v", err)
+			return
+		}
+		i := 0
+		for _, p := range got {
+			for i < len(args) && args[i] != p {
+				i++
+			}
+			require.Less(t, i, len(args), "positional %q is not one of the arguments, in order", p)
+			i++
+		}
 	})
 }

@@ -41,9 +41,9 @@ func TestUsage(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, `invalid value "x" for flag -limit`)
 
-	code, _, stderr = cli(t, "", "describe", "-h")
-	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stderr, "-level")
+	code, stdout, _ = cli(t, "", "describe", "-h")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, "-level")
 }
 
 func TestSearchDescribeRunTools(t *testing.T) {

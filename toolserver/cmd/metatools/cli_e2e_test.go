@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bufio"
+	"debug/buildinfo"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBinaryVersionAgreesWithTheServer reads the version the go command
+// stamped into the binary: --version prints it, and the server reports
+// it to MCP clients.
+func TestBinaryVersionAgreesWithTheServer(t *testing.T) {
+	info, err := buildinfo.ReadFile(binary)
+	require.NoError(t, err)
+	want := versionOf(info, true)
+
+	out, err := exec.Command(binary, "--version").Output()
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(out), "metatools "+want+" ("), string(out))
+
+	cs := connectStdio(t, nil)
+	assert.Equal(t, want, cs.InitializeResult().ServerInfo.Version)
+}
+
+// TestRunShowsServerEverythingsImage runs server-everything's image tool
+// from the command line: the image is announced, and saved with --out.
+func TestRunShowsServerEverythingsImage(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(binary, "run", "--config", everythingConfig(t), "--out", dir, "everything:get-tiny-image")
+	cmd.Stderr = &testWriter{t: t}
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	saved := filepath.Join(dir, "get-tiny-image-1.png")
+	assert.Regexp(t, `(?m)^\[image image/png, \d+\.\d KiB\] saved to `+regexp.QuoteMeta(saved)+`$`, string(out))
+	data, err := os.ReadFile(saved)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(data), "\x89PNG\r\n\x1a\n"), "a PNG file")
+}
+
+// TestServeStopsCleanlyOnSignals stops a serving metatools as Ctrl-C and
+// service managers do: it says why it stopped and exits 0.
+func TestServeStopsCleanlyOnSignals(t *testing.T) {
+	tests := []struct {
+		name   string
+		signal os.Signal
+		want   string
+	}{
+		{"SIGINT", os.Interrupt, "metatools: interrupt received, stopped"},
+		{"SIGTERM", syscall.SIGTERM, "metatools: terminated received, stopped"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0")
+			stderr, err := cmd.StderrPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			sc := bufio.NewScanner(stderr)
+			listening := false
+			for !listening && sc.Scan() {
+				listening = strings.Contains(sc.Text(), "serving MCP at http://127.0.0.1:")
+			}
+			require.True(t, listening, "the server announced its address")
+
+			require.NoError(t, cmd.Process.Signal(tt.signal))
+			var rest []string
+			for sc.Scan() {
+				rest = append(rest, sc.Text())
+			}
+			require.NoError(t, cmd.Wait(), "exit status 0; stderr: %q", rest)
+			assert.Equal(t, 0, cmd.ProcessState.ExitCode())
+			assert.Contains(t, rest, tt.want)
+		})
+	}
+}
+
+// TestServeStdioStopsCleanlyOnSIGINT stops metatools serving over stdio,
+// its input still open, with Ctrl-C.
+func TestServeStdioStopsCleanlyOnSIGINT(t *testing.T) {
+	p := startRawStdio(t)
+	p.initialize(t)
+	require.NoError(t, p.cmd.Process.Signal(os.Interrupt))
+	require.NoError(t, p.cmd.Wait(), "exit status 0")
+}
