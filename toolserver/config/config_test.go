@@ -52,26 +52,26 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
 	}{
-		{"syntax", "server: [", "config: yaml"},
-		{"unknown field", "serverz: {}", "field serverz not found"},
-		{"wrong type", "search: {limit: many}", "cannot unmarshal"},
+		{"syntax", "server: [", `line 1: this "[" is not closed`},
+		{"unknown field", "serverz: {}", `line 1: unknown key "serverz" (did you mean "server"?)`},
+		{"wrong type", "search: {limit: many}", `line 1: search.limit: "many" is not a number`},
 		{"unset variable", "server: {name: '${METATOOLS_SURELY_UNSET}'}", "line 1: environment variable METATOOLS_SURELY_UNSET is not set"},
 		{"bad duration", "limits: {timeout: soon}", `"soon" is not a duration`},
-		{"engine", "search: {engine: magic}", `search.engine "magic" must be bm25 or lexical`},
-		{"mcp without command or url", "mcpServers: [{name: a}]", "mcpServers[0] needs a command or a url"},
-		{"mcp with both", "mcpServers: [{name: a, command: x, url: 'http://h'}]", "has both a command and a url"},
-		{"duplicate names", "mcpServers: [{name: a, command: x}]\nopenapi: [{name: a, spec: s.yaml}]", `openapi[0].name "a" is already used by mcpServers[0]`},
-		{"bad name", "grpc: [{name: 'a b', address: 'h:1'}]", `grpc[0].name "a b"`},
-		{"missing spec and address", "openapi: [{name: o}]\ngrpc: [{name: g}]", "openapi[0].spec is missing; grpc[0].address is missing"},
-		{"bad url", "mcpServers: [{name: a, url: 'ftp://x'}]", `mcpServers[0].url "ftp://x" is not an http(s) URL`},
-		{"bad pattern", "policy: {deny: ['a b']}", `tool pattern "a b" is malformed`},
-		{"negative chain steps", "limits: {chainSteps: -1}", "limits must not be negative"},
-		{"empty bearer token", "server: {http: {bearerTokens: ['ok', '']}}", "server.http.bearerTokens[1] is empty"},
-		{"blank bearer token", "server: {http: {bearerTokens: [' ']}}", "server.http.bearerTokens[0] is empty"},
-		{"negative session cap", "server: {http: {maxSessions: -1}}", "server timeouts and limits must not be negative"},
-		{"negative shutdown timeout", "server: {shutdownTimeout: -1s}", "server timeouts and limits must not be negative"},
-		{"negative document size", "openapi: [{name: o, spec: s.yaml, maxDocumentBytes: -1}]", "openapi[0].maxDocumentBytes must not be negative"},
-		{"metadata address", "builtin: {httpAllow: ['169.254.169.254']}", "builtin.httpAllow: invalid HTTP allow-list: \"169.254.169.254\" reaches the link-local range 169.254.0.0/16, where cloud metadata services answer: write internal:169.254.169.254 to allow it on purpose"},
+		{"engine", "search: {engine: magic}", `line 1: search.engine: "magic" must be bm25 or lexical`},
+		{"mcp without command or url", "mcpServers: [{name: a}]", "line 1: mcpServers[0]: needs a command"},
+		{"mcp with both", "mcpServers: [{name: a, command: x, url: 'http://h'}]", "mcpServers[0]: has both a command and a url"},
+		{"duplicate names", "mcpServers: [{name: a, command: x}]\nopenapi: [{name: a, spec: s.yaml}]", `line 2: openapi[0].name: "a" is already the name of mcpServers[0]`},
+		{"bad name", "grpc: [{name: 'a b', address: 'h:1'}]", `grpc[0].name: "a b"`},
+		{"missing spec and address", "openapi: [{name: o}]\ngrpc: [{name: g}]", "line 1: openapi[0]: needs a spec: the path or URL of an OpenAPI document\nline 2: grpc[0]: needs an address"},
+		{"bad url", "mcpServers: [{name: a, url: 'ftp://x'}]", `mcpServers[0].url: "ftp://x" is not an http(s) URL`},
+		{"bad pattern", "policy: {deny: ['a b']}", `policy.deny[0]: "a b" holds a space`},
+		{"negative chain steps", "limits: {chainSteps: -1}", "limits.chainSteps: must not be negative"},
+		{"empty bearer token", "server: {http: {bearerTokens: ['ok', '']}}", "server.http.bearerTokens[1]: empty"},
+		{"blank bearer token", "server: {http: {bearerTokens: [' ']}}", "server.http.bearerTokens[0]: empty"},
+		{"negative session cap", "server: {http: {maxSessions: -1}}", "server.http.maxSessions: must not be negative"},
+		{"negative shutdown timeout", "server: {shutdownTimeout: -1s}", "server.shutdownTimeout: must not be negative"},
+		{"negative document size", "openapi: [{name: o, spec: s.yaml, maxDocumentBytes: -1}]", "openapi[0].maxDocumentBytes: must not be negative"},
+		{"metadata address", "builtin: {httpAllow: ['169.254.169.254']}", "line 1: builtin.httpAllow: invalid HTTP allow-list: \"169.254.169.254\" reaches the link-local range 169.254.0.0/16, where cloud metadata services answer: write internal:169.254.169.254 to allow it on purpose"},
 		{"bad port", "builtin: {httpAllow: ['example.com:x']}", `"example.com:x" has port "x"`},
 	}
 	for _, tt := range tests {
@@ -134,12 +134,12 @@ func TestErrorsHideExpandedValues(t *testing.T) {
 	tests := []struct {
 		name, doc, want string
 	}{
-		{"url", "mcpServers: [{name: a, url: 'ftp://${CFG_SECRET}'}]", `mcpServers[0].url "ftp://${CFG_SECRET}" is not an http(s) URL`},
-		{"base url", "openapi: [{name: o, spec: s.yaml, baseUrl: '${CFG_SECRET}'}]", `openapi[0].baseUrl "${CFG_SECRET}"`},
-		{"engine", "search: {engine: '${env:CFG_SECRET}'}", `search.engine "${env:CFG_SECRET}" must be`},
+		{"url", "mcpServers: [{name: a, url: 'ftp://${CFG_SECRET}'}]", `mcpServers[0].url: "ftp://${CFG_SECRET}" is not an http(s) URL`},
+		{"base url", "openapi: [{name: o, spec: s.yaml, baseUrl: '${CFG_SECRET}'}]", `openapi[0].baseUrl: "${CFG_SECRET}"`},
+		{"engine", "search: {engine: '${env:CFG_SECRET}'}", `search.engine: "${env:CFG_SECRET}" must be`},
 		{"duration", "limits: {timeout: 'x${CFG_SECRET}'}", `"x${CFG_SECRET}" is not a duration`},
-		{"integer", "search: {limit: '${CFG_SECRET}'}", "`${CFG_SECRET}`"},
-		{"short integer", "limits: {retries: '${CFG_SHORT}'}", "`${CFG_SHORT}`"},
+		{"integer", "search: {limit: '${CFG_SECRET}'}", `"${CFG_SECRET}" is not a number`},
+		{"short integer", "limits: {retries: '${CFG_SHORT}'}", `"${CFG_SHORT}" is not a number`},
 		{"host file", `{"mcpServers": {"a": {"url": "ftp://${CFG_SECRET}"}}}`, `url "ftp://${CFG_SECRET}" is not an http(s) URL`},
 	}
 	for _, tt := range tests {
