@@ -300,7 +300,7 @@ func (p *ToolPatterns) UnmarshalYAML(n *yaml.Node) error {
 	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool":
 		var all bool
 		if err := n.Decode(&all); err != nil {
-			return fmt.Errorf("line %d: %q is not true or false", n.Line, n.Value)
+			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not true or false", n.Line, n.Value)}}
 		}
 		*p = nil
 		if all {
@@ -312,13 +312,13 @@ func (p *ToolPatterns) UnmarshalYAML(n *yaml.Node) error {
 		list := make(ToolPatterns, 0, len(n.Content))
 		for _, item := range n.Content {
 			if item.Kind != yaml.ScalarNode || item.ShortTag() == "!!null" {
-				return fmt.Errorf("line %d: a tool pattern is a string, such as get_*", item.Line)
+				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a tool pattern is a string, such as get_*", item.Line)}}
 			}
 			list = append(list, item.Value)
 		}
 		*p = list
 	default:
-		return fmt.Errorf("line %d: expected true, false, a tool pattern or a list of them", n.Line)
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: expected true, false, a tool pattern or a list of them", n.Line)}}
 	}
 	return nil
 }
@@ -357,7 +357,8 @@ type Duration time.Duration
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %q is not a duration such as 30s", n.Line, n.Value)
+		// A type error lets the decoder go on with the other settings.
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration such as 30s", n.Line, n.Value)}}
 	}
 	*d = Duration(v)
 	return nil
@@ -406,7 +407,7 @@ func Parse(data []byte) (*Config, error) {
 	var problems []Problem
 	add := func(p Problem) { problems = append(problems, p) }
 	var exp expansions
-	expandEnv(&root, add, &exp)
+	expandEnv(&root, nil, add, &exp)
 	if len(problems) > 0 {
 		// Values left unexpanded would only add confusing problems.
 		sortProblems(problems)

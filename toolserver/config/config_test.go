@@ -1,10 +1,10 @@
 package config_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,26 +12,6 @@ import (
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolserver/config"
 )
-
-func TestExampleParses(t *testing.T) {
-	t.Setenv("METATOOLS_TOKEN", "tok")
-	t.Setenv("TRACKER_TOKEN", "trk")
-	cfg, err := config.Parse([]byte(config.Example))
-	require.NoError(t, err)
-	assert.Equal(t, []string{"tok"}, cfg.Server.HTTP.BearerTokens)
-	assert.Equal(t, "Bearer trk", cfg.MCPServers[1].Headers["Authorization"])
-	assert.Equal(t, config.Duration(60*time.Second), cfg.Limits.Timeout)
-	assert.Equal(t, 32, cfg.Limits.ChainSteps)
-	assert.Equal(t, 8<<20, cfg.Limits.AnswerBytes)
-	assert.Equal(t, []string{"-y", "@modelcontextprotocol/server-everything"}, cfg.MCPServers[0].Args)
-	assert.Equal(t, "PETSTORE_TOKEN", cfg.OpenAPI[0].Secrets["bearerAuth"])
-	assert.True(t, cfg.GRPC[0].TLS.Insecure)
-	assert.Equal(t, config.Duration(30*time.Minute), cfg.Server.HTTP.SessionIdleTimeout)
-	assert.Equal(t, 1000, cfg.Server.HTTP.MaxSessions)
-	assert.Equal(t, config.Duration(30*time.Second), cfg.Server.HTTP.BodyReadTimeout)
-	assert.Equal(t, []string{"https://app.example.com"}, cfg.Server.HTTP.AllowedOrigins)
-	assert.Equal(t, config.Duration(10*time.Second), cfg.Server.ShutdownTimeout)
-}
 
 func TestKeepNames(t *testing.T) {
 	cfg, err := config.Parse([]byte("mcpServers:\n  - {name: a, command: x, keepNames: true}\n  - {name: b, command: y}\n"))
@@ -55,7 +35,7 @@ func TestParseErrors(t *testing.T) {
 		{"syntax", "server: [", `line 1: this "[" is not closed`},
 		{"unknown field", "serverz: {}", `line 1: unknown key "serverz" (did you mean "server"?)`},
 		{"wrong type", "search: {limit: many}", `line 1: search.limit: "many" is not a number`},
-		{"unset variable", "server: {name: '${METATOOLS_SURELY_UNSET}'}", "line 1: environment variable METATOOLS_SURELY_UNSET is not set"},
+		{"unset variable", "server: {name: '${METATOOLS_SURELY_UNSET}'}", "line 1: server.name: environment variable METATOOLS_SURELY_UNSET is not set"},
 		{"bad duration", "limits: {timeout: soon}", `"soon" is not a duration`},
 		{"engine", "search: {engine: magic}", `line 1: search.engine: "magic" must be bm25 or lexical`},
 		{"mcp without command or url", "mcpServers: [{name: a}]", "line 1: mcpServers[0]: needs a command"},
@@ -113,11 +93,24 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("a: &x [*x]"))
 	f.Add([]byte(`{"mcpServers": {"a": {"command": "x"}}}`))
 	f.Add([]byte(`{"servers": {"b": {"type": "http", "url": "http://h/mcp"}}}`))
+	f.Add([]byte("server: {name: '${METATOOLS_FUZZ:-x}'}\nlimits: {retries: ${METATOOLS_FUZZ:-3}}"))
+	f.Add([]byte("policy:\n  deny: [a,\n    b\nsearch: {limit: 3}"))
+	f.Add([]byte("mcpServers: [{name: a, comand: x}, {name: b, url: 'http://h', args: [x]}]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := config.Parse(data)
 		if err != nil {
 			if errors.CodeOf(err) != errors.InvalidArgument {
 				t.Fatalf("error of code %s: %v", errors.CodeOf(err), err)
+			}
+			var e *config.Error
+			if !errors.As(err, &e) || len(e.Problems) == 0 {
+				t.Fatalf("error without problems: %v", err)
+			}
+			lines := bytes.Count(data, []byte("\n")) + 1
+			for _, p := range e.Problems {
+				if p.Line < 0 || p.Line > lines || p.Message == "" {
+					t.Fatalf("problem %+v out of a file of %d lines", p, lines)
+				}
 			}
 			return
 		}

@@ -13,15 +13,15 @@ import (
 )
 
 // expandEnv expands the environment variables of every scalar of the
-// tree (see [expandString]), recording what changed in exp. A plain
-// scalar that expands to a number or a boolean becomes one, so that
-// "retries: ${RETRIES:-3}" sets a number. Problems are reported with
-// their place.
-func expandEnv(n *yaml.Node, add func(Problem), exp *expansions) {
+// tree at at (see [expandString]), recording what changed in exp. A
+// plain scalar that expands to a number or a boolean becomes one, so
+// that "retries: ${RETRIES:-3}" sets a number. Problems are reported
+// with their place.
+func expandEnv(n *yaml.Node, at keyPath, add func(Problem), exp *expansions) {
 	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "$") {
 		written := n.Value
 		n.Value = exp.expand(n.Value, func(msg string) {
-			add(Problem{Line: n.Line, Column: n.Column, Message: msg})
+			add(Problem{Line: n.Line, Column: n.Column, Path: at.String(), Message: msg, at: at})
 		})
 		if n.Value != written && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle|yaml.TaggedStyle) == 0 {
 			retyped := &yaml.Node{Kind: yaml.ScalarNode, Value: n.Value}
@@ -31,8 +31,20 @@ func expandEnv(n *yaml.Node, add func(Problem), exp *expansions) {
 			}
 		}
 	}
-	for _, c := range n.Content {
-		expandEnv(c, add, exp)
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			expandEnv(n.Content[i], at, add, exp)
+			expandEnv(n.Content[i+1], at.with(n.Content[i].Value), add, exp)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			expandEnv(c, at.with(i), add, exp)
+		}
+	default:
+		for _, c := range n.Content {
+			expandEnv(c, at, add, exp)
+		}
 	}
 }
 

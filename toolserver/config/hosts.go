@@ -190,7 +190,8 @@ type hostServer struct {
 	where    string
 	disabled bool
 	server   MCPServer
-	// lines are the lines of the entry's key ("") and of its fields.
+	// lines are the lines of the entry's key ("") and of its fields, by
+	// their paths of keys joined by NUL bytes ("env\x00TOKEN").
 	lines map[string]int
 }
 
@@ -269,7 +270,7 @@ func decodeHostServers(data []byte) ([]hostServer, error) {
 			for path, line := range lines {
 				if path == prefix {
 					h.lines[""] = line
-				} else if field, ok := strings.CutPrefix(path, prefix+"\x00"); ok && !strings.Contains(field, "\x00") {
+				} else if field, ok := strings.CutPrefix(path, prefix+"\x00"); ok {
 					h.lines[field] = line
 				}
 			}
@@ -384,7 +385,11 @@ func decodeHostServer(raw json.RawMessage, add func(field, format string, args .
 	case s.Command != "" && s.URL != "":
 		add("", "has both a command and a url")
 	case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Dir != ""):
-		add("", "args, env and cwd apply to a command only, not to a url")
+		field := "args"
+		if len(s.Args) == 0 {
+			field = map[bool]string{true: "env", false: "cwd"}[len(s.Env) > 0]
+		}
+		add(field, "args, env and cwd apply to a command only, not to a url")
 	case s.Command != "" && len(s.Headers) > 0:
 		add("headers", "headers apply to a url only, not to a command")
 	}
@@ -435,8 +440,11 @@ func kindOf(v any) string {
 func expandServer(h hostServer, problems *[]Problem, x *expansions) MCPServer {
 	s := h.server
 	exp := func(field, v string) string {
-		key, _, _ := strings.Cut(field, " ")
-		key, _, _ = strings.Cut(key, "[")
+		key := strings.Replace(field, " ", "\x00", 1)
+		if _, ok := h.lines[key]; !ok {
+			key, _, _ = strings.Cut(key, "\x00")
+			key, _, _ = strings.Cut(key, "[")
+		}
 		return x.expand(v, func(msg string) { *problems = append(*problems, h.problem(key, field+": "+msg)) })
 	}
 	expMap := func(field string, m map[string]string) map[string]string {
