@@ -54,6 +54,7 @@
 package config
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"net"
@@ -374,16 +375,23 @@ func Load(path string) (*Config, error) {
 	}
 	cfg, err := Parse(data)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			named := *e
-			named.File = path
-			return nil, errors.E(errors.InvalidArgument, &named)
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, InFile(err, path)
 	}
 	cfg.dir = filepath.Dir(path)
 	return cfg, nil
+}
+
+// InFile returns err, an error of [Parse], [ParseHostConfig] or
+// [ImportHostConfig], with its problems placed in the file named file
+// ("file:line: ..."), keeping its code.
+func InFile(err error, file string) error {
+	var e *Error
+	if errors.As(err, &e) {
+		named := *e
+		named.File = file
+		return errors.E(cmp.Or(errors.CodeOf(err), errors.InvalidArgument), &named)
+	}
+	return fmt.Errorf("%s: %w", file, err)
 }
 
 // Parse decodes and checks a configuration: the one check of a

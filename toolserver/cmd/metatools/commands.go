@@ -450,7 +450,7 @@ func (e *env) config(args []string) error {
 		}
 		out, err := config.ImportHostConfig(data)
 		if err != nil {
-			return configError{fmt.Errorf("%s: %w", args[1], err)}
+			return configError{config.InFile(err, args[1])}
 		}
 		_, err = e.stdout.Write(out)
 		return err
