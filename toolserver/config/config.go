@@ -4,14 +4,30 @@
 // options and limits that apply to them.
 //
 // The file is YAML; [Example] is a commented example that documents every
-// field. Strings may refer to environment variables as ${NAME} (or
-// ${env:NAME}), so that secrets stay out of the file; "$$" is a literal
-// "$".
-// Errors quote such strings as the file writes them ("${NAME}"), never
-// with the values read from the environment, which are often secrets.
+// field, valid as it is. Strings may refer to environment variables, so
+// that secrets stay out of the file:
+//
+//   - ${NAME} (or $NAME, or ${env:NAME}) is the variable's value; a
+//     variable that is not set is an error.
+//   - ${NAME:-default} is the value, or default when the variable is
+//     unset or empty; ${NAME:-} is the value or nothing, never an error.
+//     The default is taken as written: not expanded again, without "}".
+//   - "$$" is a literal "$"; so is a "$" before anything but a letter,
+//     '_' or '{' ("$5").
+//
+// A plain (unquoted) value that expands to a number or a boolean is one,
+// so "retries: ${RETRIES:-3}" sets a number. Errors quote such strings as
+// the file writes them ("${NAME}"), never with the values read from the
+// environment, which are often secrets.
+//
+// [Load] and [Parse] are the one check of a configuration, shared by
+// `metatools config validate` and `metatools serve`: they report every
+// problem at once, in an [*Error] whose [Problem]s name the file's line,
+// its keys and values, never Go's types, and suggest the nearest key for a
+// misspelt one:
 //
 //	cfg, err := config.Load("metatools.yaml")
-//	if err != nil { ... } // every problem, with its place in the file
+//	if err != nil { ... } // f.yaml:7: mcpServers[0]: unknown key "comand" (did you mean "command"?)
 //
 // # The configuration files of MCP hosts
 //
@@ -640,7 +656,10 @@ func checkToolPattern(pattern string) error {
 	}
 	if err := (toolrun.AllowDeny{Allow: []string{pattern}}).Validate(); err != nil {
 		_, matchErr := path.Match(pattern, "")
-		return fmt.Errorf("%q is not a valid pattern (%v): a pattern is a tool ID (\"ns:name\") or a glob (\"ns:*\", \"*:delete_*\")", pattern, matchErr)
+		if matchErr == nil {
+			return err // a check of the runner's own, beyond globs
+		}
+		return fmt.Errorf("%q is not a valid pattern (%w): a pattern is a tool ID (\"ns:name\") or a glob (\"ns:*\", \"*:delete_*\")", pattern, matchErr)
 	}
 	return nil
 }

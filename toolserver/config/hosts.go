@@ -627,7 +627,6 @@ func jsonKeyLines(data []byte) map[string]int {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	type frame struct {
 		object, expectKey bool
-		key               string
 	}
 	var stack []*frame
 	var path []string

@@ -58,15 +58,15 @@ func checkNode(n *yaml.Node, t reflect.Type, at keyPath, add func(Problem), dept
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	switch {
-	case t == durationType:
+	switch t {
+	case durationType:
 		if n.Kind != yaml.ScalarNode {
 			bad("expected a duration such as 30s or 1m30s, not %s", describe(n))
 		} else if _, err := time.ParseDuration(n.Value); err != nil {
 			bad("%q is not a duration such as 30s or 1m30s (units: ms, s, m, h)", n.Value)
 		}
 		return
-	case t == patternsType:
+	case patternsType:
 		checkPatterns(n, bad, at, add)
 		return
 	}
