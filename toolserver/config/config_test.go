@@ -106,7 +106,11 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &e) || len(e.Problems) == 0 {
 				t.Fatalf("error without problems: %v", err)
 			}
-			lines := bytes.Count(data, []byte("\n")) + 1
+			// YAML also breaks lines at CR, NEL, LS and PS.
+			lines := 1
+			for _, sep := range []string{"\n", "\r", "\u0085", "\u2028", "\u2029"} {
+				lines += bytes.Count(data, []byte(sep))
+			}
 			for _, p := range e.Problems {
 				if p.Line < 0 || p.Line > lines || p.Message == "" {
 					t.Fatalf("problem %+v out of a file of %d lines", p, lines)
