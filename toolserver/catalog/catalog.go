@@ -123,9 +123,14 @@ func WithBuiltinOptions(opts ...builtin.Option) Option {
 }
 
 // Build builds the catalogue of cfg. It fails only when the catalogue
-// itself cannot be built (a bad search index path, a bad policy); failing
-// upstreams are reported in [Catalog.Upstreams].
+// itself cannot be built: a configuration that [config.Config.Validate]
+// refuses (the check that loading a file makes), or a search index path
+// that cannot be opened; failing upstreams are reported in
+// [Catalog.Upstreams].
 func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	o := options{logger: slog.Default(), stderr: io.Discard}
 	for _, opt := range opts {
 		opt(&o)
@@ -182,10 +187,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		toolmodel.BackendGRPC:  c.grpc,
 		toolmodel.BackendHTTP:  httpexec.New(),
 	})
-	if c.Runner, err = newRunner(cfg, c.executors, c.Index); err != nil {
-		c.Close()
-		return nil, err
-	}
+	c.Runner = newRunner(cfg, c.executors, c.Index)
 
 	var jobs []job
 	if !cfg.Builtin.Disabled {
@@ -242,17 +244,14 @@ func newSearcher(cfg config.Search) (toolindex.Searcher, error) {
 }
 
 // newRunner returns the runner with the configuration's policy and limits.
-func newRunner(cfg *config.Config, executors *toolrun.ExecutorRegistry, idx toolindex.Index) (*toolrun.Runner, error) {
+func newRunner(cfg *config.Config, executors *toolrun.ExecutorRegistry, idx toolindex.Index) *toolrun.Runner {
 	opts := []toolrun.Option{toolrun.WithIndex(idx), toolrun.WithIdempotentTools(idempotentTools(cfg)...)}
 	if cfg.Limits.Timeout > 0 {
 		opts = append(opts, toolrun.WithDefaultTimeout(time.Duration(cfg.Limits.Timeout)))
 	}
 	if len(cfg.Policy.Allow)+len(cfg.Policy.Deny) > 0 {
-		policy := toolrun.AllowDeny{Allow: cfg.Policy.Allow, Deny: cfg.Policy.Deny}
-		if err := policy.Validate(); err != nil {
-			return nil, err
-		}
-		opts = append(opts, toolrun.WithAuthorization(policy))
+		// The patterns were checked by cfg.Validate.
+		opts = append(opts, toolrun.WithAuthorization(toolrun.AllowDeny{Allow: cfg.Policy.Allow, Deny: cfg.Policy.Deny}))
 	}
 	if cfg.Limits.MaxConcurrent > 0 || cfg.Limits.PerBackend > 0 {
 		opts = append(opts, toolrun.WithConcurrencyPolicy(toolrun.NewConcurrencyLimit(cfg.Limits.MaxConcurrent, cfg.Limits.PerBackend)))
@@ -262,7 +261,7 @@ func newRunner(cfg *config.Config, executors *toolrun.ExecutorRegistry, idx tool
 		retry.MaxAttempts = cfg.Limits.Retries
 		opts = append(opts, toolrun.WithRetryPolicy(retry))
 	}
-	return toolrun.New(executors, opts...), nil
+	return toolrun.New(executors, opts...)
 }
 
 // idempotentTools returns the patterns of tool IDs the upstreams declare

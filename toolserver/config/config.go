@@ -4,14 +4,30 @@
 // options and limits that apply to them.
 //
 // The file is YAML; [Example] is a commented example that documents every
-// field. Strings may refer to environment variables as ${NAME} (or
-// ${env:NAME}), so that secrets stay out of the file; "$$" is a literal
-// "$".
-// Errors quote such strings as the file writes them ("${NAME}"), never
-// with the values read from the environment, which are often secrets.
+// field, valid as it is. Strings may refer to environment variables, so
+// that secrets stay out of the file:
+//
+//   - ${NAME} (or $NAME, or ${env:NAME}) is the variable's value; a
+//     variable that is not set is an error.
+//   - ${NAME:-default} is the value, or default when the variable is
+//     unset or empty; ${NAME:-} is the value or nothing, never an error.
+//     The default is taken as written: not expanded again, without "}".
+//   - "$$" is a literal "$"; so is a "$" before anything but a letter,
+//     '_' or '{' ("$5").
+//
+// A plain (unquoted) value that expands to a number or a boolean is one,
+// so "retries: ${RETRIES:-3}" sets a number. Errors quote such strings as
+// the file writes them ("${NAME}"), never with the values read from the
+// environment, which are often secrets.
+//
+// [Load] and [Parse] are the one check of a configuration, shared by
+// `metatools config validate` and `metatools serve`: they report every
+// problem at once, in an [*Error] whose [Problem]s name the file's line,
+// its keys and values, never Go's types, and suggest the nearest key for a
+// misspelt one:
 //
 //	cfg, err := config.Load("metatools.yaml")
-//	if err != nil { ... } // every problem, with its place in the file
+//	if err != nil { ... } // f.yaml:7: mcpServers[0]: unknown key "comand" (did you mean "command"?)
 //
 // # The configuration files of MCP hosts
 //
@@ -54,17 +70,16 @@
 package config
 
 import (
-	"bytes"
 	"cmp"
 	_ "embed"
 	"fmt"
-	"maps"
+	"net"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -72,6 +87,8 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolrun/mcpexec"
 	"github.com/metatools-go/metatools/toolserver/builtin"
 )
 
@@ -300,7 +317,7 @@ func (p *ToolPatterns) UnmarshalYAML(n *yaml.Node) error {
 	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool":
 		var all bool
 		if err := n.Decode(&all); err != nil {
-			return fmt.Errorf("line %d: %q is not true or false", n.Line, n.Value)
+			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not true or false", n.Line, n.Value)}}
 		}
 		*p = nil
 		if all {
@@ -312,13 +329,13 @@ func (p *ToolPatterns) UnmarshalYAML(n *yaml.Node) error {
 		list := make(ToolPatterns, 0, len(n.Content))
 		for _, item := range n.Content {
 			if item.Kind != yaml.ScalarNode || item.ShortTag() == "!!null" {
-				return fmt.Errorf("line %d: a tool pattern is a string, such as get_*", item.Line)
+				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a tool pattern is a string, such as get_*", item.Line)}}
 			}
 			list = append(list, item.Value)
 		}
 		*p = list
 	default:
-		return fmt.Errorf("line %d: expected true, false, a tool pattern or a list of them", n.Line)
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: expected true, false, a tool pattern or a list of them", n.Line)}}
 	}
 	return nil
 }
@@ -357,14 +374,16 @@ type Duration time.Duration
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %q is not a duration such as 30s", n.Line, n.Value)
+		// A type error lets the decoder go on with the other settings.
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration such as 30s", n.Line, n.Value)}}
 	}
 	*d = Duration(v)
 	return nil
 }
 
 // Load reads and checks a configuration file: a metatools YAML file, or
-// the configuration file of an MCP host (see [Parse]).
+// the configuration file of an MCP host (see [Parse]). The problems of a
+// file that is read are reported as an [*Error] naming the file.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -372,16 +391,33 @@ func Load(path string) (*Config, error) {
 	}
 	cfg, err := Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, InFile(err, path)
 	}
 	cfg.dir = filepath.Dir(path)
 	return cfg, nil
 }
 
-// Parse decodes and checks a configuration. Unknown fields are errors, so
-// that a misspelt field does not go unnoticed. References to environment
-// variables are expanded in every string; a variable that is not set is an
-// error. Every problem found is reported, with code
+// InFile returns err, an error of [Parse], [ParseHostConfig] or
+// [ImportHostConfig], with its problems placed in the file named file
+// ("file:line: ..."), keeping its code.
+func InFile(err error, file string) error {
+	var e *Error
+	if errors.As(err, &e) {
+		named := *e
+		named.File = file
+		return errors.E(cmp.Or(errors.CodeOf(err), errors.InvalidArgument), &named)
+	}
+	return fmt.Errorf("%s: %w", file, err)
+}
+
+// Parse decodes and checks a configuration: the one check of a
+// configuration, that `metatools config validate` and `metatools serve`
+// share. Unknown keys are errors, so that a misspelt key does not go
+// unnoticed (the nearest known key is suggested). References to
+// environment variables are expanded in every string (see the package
+// documentation); a variable that is not set and has no default is an
+// error. Then [Config.Validate] checks the values. Every problem found
+// is reported at its line, in an [*Error] of code
 // [errors.InvalidArgument]. The configuration file of an MCP host (see
 // [IsHostConfig]) is read by [ParseHostConfig].
 func Parse(data []byte) (*Config, error) {
@@ -390,135 +426,85 @@ func Parse(data []byte) (*Config, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, errors.Errorf(errors.InvalidArgument, "config: %w", err)
+		return nil, problemsError([]Problem{syntaxProblem(data, err)})
 	}
-	var problems []string
+	var problems []Problem
+	add := func(p Problem) { problems = append(problems, p) }
 	var exp expansions
-	expandEnv(&root, &problems, &exp)
+	expandEnv(&root, nil, add, &exp)
 	if len(problems) > 0 {
-		return nil, errors.Errorf(errors.InvalidArgument, "config: %s", strings.Join(problems, "; "))
+		// Values left unexpanded would only add confusing problems.
+		sortProblems(problems)
+		return nil, problemsError(exp.hide(problems))
 	}
 	var cfg Config
-	if len(root.Content) > 0 {
-		expanded, err := yaml.Marshal(&root)
-		if err != nil {
-			return nil, exp.hide(errors.Errorf(errors.InvalidArgument, "config: %w", err))
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(expanded))
-		dec.KnownFields(true)
-		if err := dec.Decode(&cfg); err != nil {
-			return nil, exp.hide(errors.Errorf(errors.InvalidArgument, "config: %w", err))
+	if len(root.Content) == 0 {
+		return &cfg, nil
+	}
+	checkShape(&root, reflect.TypeFor[Config](), nil, add)
+	shape := len(problems)
+	if err := root.Decode(&cfg); err != nil && shape == 0 {
+		// The shape check lets through nothing go-yaml refuses; should
+		// it, go-yaml's own words are better than silence.
+		add(Problem{Message: strings.TrimPrefix(err.Error(), "yaml: ")})
+	}
+	for _, p := range cfg.problems() {
+		// A value is checked only where its shape was right: a key
+		// misspelt in an upstream makes it lack that key too.
+		if !slices.ContainsFunc(problems[:shape], func(s Problem) bool { return p.at.isPrefixOf(s.at) }) {
+			problems = append(problems, p)
 		}
 	}
-	if err := cfg.Validate(); err != nil {
-		return nil, exp.hide(err)
+	if len(problems) > 0 {
+		locate(&root, problems)
+		sortProblems(problems)
+		return nil, problemsError(exp.hide(problems))
 	}
 	return &cfg, nil
 }
 
-// expandEnv expands the environment variables of every scalar of the
-// tree (see [expandString]), recording what changed in exp. Unset
-// variables are reported with their line.
-func expandEnv(n *yaml.Node, problems *[]string, exp *expansions) {
-	if n.Kind == yaml.ScalarNode {
-		n.Value = exp.expand(n.Value, func(msg string) {
-			*problems = append(*problems, fmt.Sprintf("line %d: %s", n.Line, msg))
-		})
-	}
-	for _, c := range n.Content {
-		expandEnv(c, problems, exp)
-	}
-}
-
-// expansions remembers the strings of a file that environment variables
-// changed, so that errors show them as the file writes them: a value
-// taken from the environment is often a secret.
-type expansions struct {
-	// written maps an expanded value to its form in the file.
-	written map[string]string
-}
-
-// expand returns s expanded as [expandString] does, and records it when
-// the expansion changed it.
-func (x *expansions) expand(s string, report func(msg string)) string {
-	v := expandString(s, report)
-	if v != s {
-		if x.written == nil {
-			x.written = map[string]string{}
-		}
-		x.written[v] = s
-	}
-	return v
-}
-
-// hide returns err, of code [errors.InvalidArgument], with every expanded
-// value that its message quotes (as Go and YAML quote values: "v", `v`,
-// and YAML's `first-7-bytes...` of a longer value) replaced by its form in
-// the file. The returned error does not wrap err, whose chain would still
-// hold the values.
-func (x *expansions) hide(err error) error {
-	if err == nil || len(x.written) == 0 {
-		return err
-	}
-	values := slices.Collect(maps.Keys(x.written))
-	// Longest first: a value is replaced before another that is part of it.
-	slices.SortFunc(values, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
-	pairs := make([]string, 0, 6*len(values))
-	for _, v := range values {
-		raw := x.written[v]
-		pairs = append(pairs, strconv.Quote(v), strconv.Quote(raw), "`"+v+"`", "`"+raw+"`")
-		if len(v) > 10 {
-			// go-yaml quotes a longer value by its first 7 bytes.
-			pairs = append(pairs, "`"+v[:7]+"...`", "`"+raw+"`")
-		}
-	}
-	msg := strings.NewReplacer(pairs...).Replace(err.Error())
-	return errors.E(errors.InvalidArgument, errors.New(msg))
-}
-
-// expandString replaces ${NAME} (or $NAME) in s by the variable's value,
-// ${env:NAME} likewise (the spelling of VS Code and Cursor), and "$$" by
-// "$". An unset variable, or a host's own variable such as
-// ${input:token}, is passed to report.
-func expandString(s string, report func(msg string)) string {
-	if !strings.Contains(s, "$") {
-		return s
-	}
-	return os.Expand(s, func(name string) string {
-		if name == "$" {
-			return "$"
-		}
-		if env, ok := strings.CutPrefix(name, "env:"); ok {
-			name = env
-		} else if strings.Contains(name, ":") {
-			report(fmt.Sprintf("${%s} is a variable of an MCP host, which metatools cannot resolve: use an environment variable, ${NAME}", name))
-			return ""
-		}
-		v, ok := os.LookupEnv(name)
-		if !ok {
-			report(fmt.Sprintf("environment variable %s is not set", name))
-		}
-		return v
-	})
-}
-
-// Validate reports every problem of the configuration, with code
-// [errors.InvalidArgument].
+// Validate reports every problem of the values of the configuration, as
+// an [*Error] of code [errors.InvalidArgument] whose problems have no
+// place (a configuration built in Go has no file); [Load] and [Parse]
+// call it and place the problems in the file. It checks all that the
+// catalogue and the server would refuse for reasons of configuration:
+// names, namespaces shared by two upstreams, tool patterns (with the
+// runner's own check, toolrun.AllowDeny.Validate), the settings of each
+// MCP server (with the session manager's own check,
+// mcpexec.ServerConfig.Validate), URLs, limits and the HTTP settings.
 func (c *Config) Validate() error {
-	var p []string
-	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+	return problemsError(c.problems())
+}
+
+// problems returns the problems of the values of c.
+func (c *Config) problems() []Problem {
+	var p []Problem
+	add := func(at keyPath, format string, args ...any) {
+		p = append(p, Problem{Path: at.String(), Message: fmt.Sprintf(format, args...), at: at})
+	}
 	switch c.Search.Engine {
 	case "", "bm25", "lexical":
 	default:
-		add("search.engine %q must be bm25 or lexical", c.Search.Engine)
+		add(keyPath{"search", "engine"}, "%q must be bm25 or lexical", c.Search.Engine)
 	}
 	if c.Search.Limit < 0 || c.Search.Limit > 50 {
-		add("search.limit %d must be between 0 and 50", c.Search.Limit)
+		add(keyPath{"search", "limit"}, "%d must be between 0 and 50", c.Search.Limit)
 	}
-	for _, pattern := range append(append(append([]string(nil), c.Policy.Allow...), c.Policy.Deny...), c.Server.Passthrough...) {
-		if pattern == "" || strings.ContainsAny(pattern, " \t") {
-			add("tool pattern %q is malformed", pattern)
+	patterns := func(at keyPath, list []string) {
+		for i, pattern := range list {
+			if err := checkToolPattern(pattern); err != nil {
+				add(at.with(i), "%v", err)
+			}
 		}
+	}
+	patterns(keyPath{"policy", "allow"}, c.Policy.Allow)
+	patterns(keyPath{"policy", "deny"}, c.Policy.Deny)
+	patterns(keyPath{"server", "passthrough"}, c.Server.Passthrough)
+	if err := (toolrun.AllowDeny{Allow: c.Policy.Allow, Deny: c.Policy.Deny}).Validate(); err != nil && !slices.ContainsFunc(p, func(q Problem) bool {
+		return keyPath{"policy"}.isPrefixOf(q.at)
+	}) {
+		// The runner refuses what the check above let through.
+		add(keyPath{"policy"}, "%v", err)
 	}
 	if err := builtin.CheckHTTPAllowList(c.Builtin.HTTPAllow...); err != nil {
 		var e *errors.Error
@@ -526,91 +512,156 @@ func (c *Config) Validate() error {
 		if errors.As(err, &e) && e.Err != nil {
 			msg = e.Err.Error()
 		}
-		add("builtin.httpAllow: %s", msg)
+		add(keyPath{"builtin", "httpAllow"}, "%s", msg)
 	}
-	if c.Limits.Timeout < 0 || c.Limits.ConnectTimeout < 0 || c.Limits.MaxConcurrent < 0 || c.Limits.PerBackend < 0 || c.Limits.Retries < 0 ||
-		c.Limits.ChainSteps < 0 || c.Limits.AnswerBytes < 0 {
-		add("limits must not be negative")
+	nonNegative := func(at keyPath, v int64) {
+		if v < 0 {
+			add(at, "must not be negative")
+		}
 	}
-	if h := c.Server.HTTP; h.SessionIdleTimeout < 0 || h.MaxSessions < 0 || h.BodyReadTimeout < 0 || c.Server.ShutdownTimeout < 0 {
-		add("server timeouts and limits must not be negative")
+	l := c.Limits
+	for _, f := range []struct {
+		key string
+		v   int64
+	}{
+		{"timeout", int64(l.Timeout)}, {"maxConcurrent", int64(l.MaxConcurrent)}, {"perBackend", int64(l.PerBackend)},
+		{"retries", int64(l.Retries)}, {"connectTimeout", int64(l.ConnectTimeout)}, {"chainSteps", int64(l.ChainSteps)},
+		{"answerBytes", int64(l.AnswerBytes)},
+	} {
+		nonNegative(keyPath{"limits", f.key}, f.v)
 	}
-	for i, t := range c.Server.HTTP.BearerTokens {
+	h := c.Server.HTTP
+	nonNegative(keyPath{"server", "shutdownTimeout"}, int64(c.Server.ShutdownTimeout))
+	nonNegative(keyPath{"server", "http", "sessionIdleTimeout"}, int64(h.SessionIdleTimeout))
+	nonNegative(keyPath{"server", "http", "maxSessions"}, int64(h.MaxSessions))
+	nonNegative(keyPath{"server", "http", "bodyReadTimeout"}, int64(h.BodyReadTimeout))
+	if h.Addr != "" {
+		if _, _, err := net.SplitHostPort(h.Addr); err != nil {
+			add(keyPath{"server", "http", "addr"}, "%q is not HOST:PORT or :PORT", h.Addr)
+		}
+	}
+	for i, t := range h.BearerTokens {
 		if strings.TrimSpace(t) == "" {
-			add("server.http.bearerTokens[%d] is empty: every request would be refused", i)
+			add(keyPath{"server", "http", "bearerTokens", i}, "empty: every request would be refused")
 		}
 	}
+	if h.OAuth != nil {
+		h.OAuth.validate(keyPath{"server", "http", "oauth"}, add)
+	}
+
 	names := map[string]string{}
-	unique := func(kind, name string, i int) {
-		where := fmt.Sprintf("%s[%d]", kind, i)
+	namespaces := map[string]string{}
+	upstream := func(at keyPath, name, ns string) {
+		where := at.String()
+		nameOK := false
 		if err := toolmodel.ValidateName(name); err != nil {
-			add("%s.name %q: %v", where, name, err)
-			return
+			add(at.with("name"), "%q: %v", name, err)
+		} else if prev, dup := names[name]; dup {
+			add(at.with("name"), "%q is already the name of %s", name, prev)
+		} else {
+			names[name] = where
+			nameOK = true
 		}
-		if prev, dup := names[name]; dup {
-			add("%s.name %q is already used by %s", where, name, prev)
-		}
-		names[name] = where
-	}
-	namespace := func(where, ns string) {
+		key := "namespace"
 		if ns != "" {
 			if err := toolmodel.ValidateName(ns); err != nil {
-				add("%s.namespace %q: %v", where, ns, err)
+				add(at.with("namespace"), "%q: %v", ns, err)
+				return
 			}
+		} else if key = "name"; !nameOK {
+			return // the namespace is the name, whose problem is told
 		}
+		effective := NamespaceOf(ns, name)
+		if prev, dup := namespaces[effective]; dup {
+			add(at.with(key), "namespace %q is already the namespace of %s: the tools of two upstreams would share IDs, "+
+				"and one upstream would be dropped at start-up; give one a namespace of its own", effective, prev)
+			return
+		}
+		namespaces[effective] = where
 	}
-	idempotent := func(where string, patterns ToolPatterns) {
-		for _, pattern := range patterns {
+	idempotent := func(at keyPath, list ToolPatterns) {
+		for i, pattern := range list {
 			if err := validToolPattern(pattern); err != nil {
-				add("%s.idempotent %q: %v", where, pattern, err)
+				add(at.with("idempotent", i), "%q: %v", pattern, err)
 			}
 		}
 	}
 	for i, s := range c.MCPServers {
-		unique("mcpServers", s.Name, i)
-		where := fmt.Sprintf("mcpServers[%d]", i)
-		namespace(where, s.Namespace)
-		idempotent(where, s.Idempotent)
+		at := keyPath{"mcpServers", i}
+		upstream(at, s.Name, s.Namespace)
+		idempotent(at, s.Idempotent)
+		before := len(p)
 		switch {
 		case s.Command == "" && s.URL == "":
-			add("%s needs a command or a url", where)
+			add(at, "needs a command (a server to start) or a url (a server to reach)")
 		case s.Command != "" && s.URL != "":
-			add("%s has both a command and a url", where)
-		case s.URL != "" && !isHTTPURL(s.URL):
-			add("%s.url %q is not an http(s) URL", where, s.URL)
+			add(at, "has both a command and a url: a server is started or reached, not both")
+		case s.URL != "":
+			if !isHTTPURL(s.URL) {
+				add(at.with("url"), "%q is not an http(s) URL", s.URL)
+			}
+			for _, f := range []struct {
+				key string
+				set bool
+			}{{"args", len(s.Args) > 0}, {"env", len(s.Env) > 0}, {"dir", s.Dir != ""}} {
+				if f.set {
+					add(at.with(f.key), "applies to a server started by a command, not to one reached at a url")
+				}
+			}
+		case len(s.Headers) > 0:
+			add(at.with("headers"), "apply to a server reached at a url, not to one started by a command")
+		}
+		if len(p) == before {
+			// The session manager's own check, for whatever else it
+			// refuses (a NUL byte, an invalid header name).
+			exec := mcpexec.ServerConfig{Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir, URL: s.URL, Headers: s.Headers}
+			if err := exec.Validate(); err != nil {
+				add(at, "%s", strings.TrimPrefix(err.Error(), "invalid MCP server configuration: "))
+			}
 		}
 	}
 	for i, o := range c.OpenAPI {
-		unique("openapi", o.Name, i)
-		where := fmt.Sprintf("openapi[%d]", i)
-		namespace(where, o.Namespace)
-		idempotent(where, o.Idempotent)
+		at := keyPath{"openapi", i}
+		upstream(at, o.Name, o.Namespace)
+		idempotent(at, o.Idempotent)
 		if o.Spec == "" {
-			add("%s.spec is missing", where)
+			add(at, "needs a spec: the path or URL of an OpenAPI document")
 		}
 		if o.BaseURL != "" && !isHTTPURL(o.BaseURL) {
-			add("%s.baseUrl %q is not an http(s) URL", where, o.BaseURL)
+			add(at.with("baseUrl"), "%q is not an http(s) URL", o.BaseURL)
 		}
-		if o.MaxDocumentBytes < 0 {
-			add("%s.maxDocumentBytes must not be negative", where)
-		}
+		nonNegative(at.with("maxDocumentBytes"), o.MaxDocumentBytes)
 	}
 	for i, g := range c.GRPC {
-		unique("grpc", g.Name, i)
-		where := fmt.Sprintf("grpc[%d]", i)
-		namespace(where, g.Namespace)
-		idempotent(where, g.Idempotent)
+		at := keyPath{"grpc", i}
+		upstream(at, g.Name, g.Namespace)
+		idempotent(at, g.Idempotent)
 		if g.Address == "" {
-			add("%s.address is missing", where)
+			add(at, "needs an address, host:port")
 		}
 	}
-	if c.Server.HTTP.OAuth != nil {
-		c.Server.HTTP.OAuth.validate(add)
+	return p
+}
+
+// checkToolPattern reports what is wrong with a pattern of tool IDs of
+// the policy or of passthrough: the runner's own check
+// (toolrun.AllowDeny), which refuses an invalid glob, and no spaces,
+// which no tool ID holds.
+func checkToolPattern(pattern string) error {
+	if pattern == "" {
+		return errors.New(`empty: a pattern is a tool ID ("ns:name") or a glob ("ns:*", "*:delete_*")`)
 	}
-	if len(p) == 0 {
-		return nil
+	if strings.ContainsAny(pattern, " \t") {
+		return fmt.Errorf("%q holds a space, which no tool ID does", pattern)
 	}
-	return errors.Errorf(errors.InvalidArgument, "config: %s", strings.Join(p, "; "))
+	if err := (toolrun.AllowDeny{Allow: []string{pattern}}).Validate(); err != nil {
+		_, matchErr := path.Match(pattern, "")
+		if matchErr == nil {
+			return err // a check of the runner's own, beyond globs
+		}
+		return fmt.Errorf("%q is not a valid pattern (%w): a pattern is a tool ID (\"ns:name\") or a glob (\"ns:*\", \"*:delete_*\")", pattern, matchErr)
+	}
+	return nil
 }
 
 func isHTTPURL(s string) bool {

@@ -1,10 +1,10 @@
 package config_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,26 +12,6 @@ import (
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolserver/config"
 )
-
-func TestExampleParses(t *testing.T) {
-	t.Setenv("METATOOLS_TOKEN", "tok")
-	t.Setenv("TRACKER_TOKEN", "trk")
-	cfg, err := config.Parse([]byte(config.Example))
-	require.NoError(t, err)
-	assert.Equal(t, []string{"tok"}, cfg.Server.HTTP.BearerTokens)
-	assert.Equal(t, "Bearer trk", cfg.MCPServers[1].Headers["Authorization"])
-	assert.Equal(t, config.Duration(60*time.Second), cfg.Limits.Timeout)
-	assert.Equal(t, 32, cfg.Limits.ChainSteps)
-	assert.Equal(t, 8<<20, cfg.Limits.AnswerBytes)
-	assert.Equal(t, []string{"-y", "@modelcontextprotocol/server-everything"}, cfg.MCPServers[0].Args)
-	assert.Equal(t, "PETSTORE_TOKEN", cfg.OpenAPI[0].Secrets["bearerAuth"])
-	assert.True(t, cfg.GRPC[0].TLS.Insecure)
-	assert.Equal(t, config.Duration(30*time.Minute), cfg.Server.HTTP.SessionIdleTimeout)
-	assert.Equal(t, 1000, cfg.Server.HTTP.MaxSessions)
-	assert.Equal(t, config.Duration(30*time.Second), cfg.Server.HTTP.BodyReadTimeout)
-	assert.Equal(t, []string{"https://app.example.com"}, cfg.Server.HTTP.AllowedOrigins)
-	assert.Equal(t, config.Duration(10*time.Second), cfg.Server.ShutdownTimeout)
-}
 
 func TestKeepNames(t *testing.T) {
 	cfg, err := config.Parse([]byte("mcpServers:\n  - {name: a, command: x, keepNames: true}\n  - {name: b, command: y}\n"))
@@ -52,26 +32,26 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
 	}{
-		{"syntax", "server: [", "config: yaml"},
-		{"unknown field", "serverz: {}", "field serverz not found"},
-		{"wrong type", "search: {limit: many}", "cannot unmarshal"},
-		{"unset variable", "server: {name: '${METATOOLS_SURELY_UNSET}'}", "line 1: environment variable METATOOLS_SURELY_UNSET is not set"},
+		{"syntax", "server: [", `line 1: this "[" is not closed`},
+		{"unknown field", "serverz: {}", `line 1: unknown key "serverz" (did you mean "server"?)`},
+		{"wrong type", "search: {limit: many}", `line 1: search.limit: "many" is not a number`},
+		{"unset variable", "server: {name: '${METATOOLS_SURELY_UNSET}'}", "line 1: server.name: environment variable METATOOLS_SURELY_UNSET is not set"},
 		{"bad duration", "limits: {timeout: soon}", `"soon" is not a duration`},
-		{"engine", "search: {engine: magic}", `search.engine "magic" must be bm25 or lexical`},
-		{"mcp without command or url", "mcpServers: [{name: a}]", "mcpServers[0] needs a command or a url"},
-		{"mcp with both", "mcpServers: [{name: a, command: x, url: 'http://h'}]", "has both a command and a url"},
-		{"duplicate names", "mcpServers: [{name: a, command: x}]\nopenapi: [{name: a, spec: s.yaml}]", `openapi[0].name "a" is already used by mcpServers[0]`},
-		{"bad name", "grpc: [{name: 'a b', address: 'h:1'}]", `grpc[0].name "a b"`},
-		{"missing spec and address", "openapi: [{name: o}]\ngrpc: [{name: g}]", "openapi[0].spec is missing; grpc[0].address is missing"},
-		{"bad url", "mcpServers: [{name: a, url: 'ftp://x'}]", `mcpServers[0].url "ftp://x" is not an http(s) URL`},
-		{"bad pattern", "policy: {deny: ['a b']}", `tool pattern "a b" is malformed`},
-		{"negative chain steps", "limits: {chainSteps: -1}", "limits must not be negative"},
-		{"empty bearer token", "server: {http: {bearerTokens: ['ok', '']}}", "server.http.bearerTokens[1] is empty"},
-		{"blank bearer token", "server: {http: {bearerTokens: [' ']}}", "server.http.bearerTokens[0] is empty"},
-		{"negative session cap", "server: {http: {maxSessions: -1}}", "server timeouts and limits must not be negative"},
-		{"negative shutdown timeout", "server: {shutdownTimeout: -1s}", "server timeouts and limits must not be negative"},
-		{"negative document size", "openapi: [{name: o, spec: s.yaml, maxDocumentBytes: -1}]", "openapi[0].maxDocumentBytes must not be negative"},
-		{"metadata address", "builtin: {httpAllow: ['169.254.169.254']}", "builtin.httpAllow: invalid HTTP allow-list: \"169.254.169.254\" reaches the link-local range 169.254.0.0/16, where cloud metadata services answer: write internal:169.254.169.254 to allow it on purpose"},
+		{"engine", "search: {engine: magic}", `line 1: search.engine: "magic" must be bm25 or lexical`},
+		{"mcp without command or url", "mcpServers: [{name: a}]", "line 1: mcpServers[0]: needs a command"},
+		{"mcp with both", "mcpServers: [{name: a, command: x, url: 'http://h'}]", "mcpServers[0]: has both a command and a url"},
+		{"duplicate names", "mcpServers: [{name: a, command: x}]\nopenapi: [{name: a, spec: s.yaml}]", `line 2: openapi[0].name: "a" is already the name of mcpServers[0]`},
+		{"bad name", "grpc: [{name: 'a b', address: 'h:1'}]", `grpc[0].name: "a b"`},
+		{"missing spec and address", "openapi: [{name: o}]\ngrpc: [{name: g}]", "line 1: openapi[0]: needs a spec: the path or URL of an OpenAPI document\nline 2: grpc[0]: needs an address"},
+		{"bad url", "mcpServers: [{name: a, url: 'ftp://x'}]", `mcpServers[0].url: "ftp://x" is not an http(s) URL`},
+		{"bad pattern", "policy: {deny: ['a b']}", `policy.deny[0]: "a b" holds a space`},
+		{"negative chain steps", "limits: {chainSteps: -1}", "limits.chainSteps: must not be negative"},
+		{"empty bearer token", "server: {http: {bearerTokens: ['ok', '']}}", "server.http.bearerTokens[1]: empty"},
+		{"blank bearer token", "server: {http: {bearerTokens: [' ']}}", "server.http.bearerTokens[0]: empty"},
+		{"negative session cap", "server: {http: {maxSessions: -1}}", "server.http.maxSessions: must not be negative"},
+		{"negative shutdown timeout", "server: {shutdownTimeout: -1s}", "server.shutdownTimeout: must not be negative"},
+		{"negative document size", "openapi: [{name: o, spec: s.yaml, maxDocumentBytes: -1}]", "openapi[0].maxDocumentBytes: must not be negative"},
+		{"metadata address", "builtin: {httpAllow: ['169.254.169.254']}", "line 1: builtin.httpAllow: invalid HTTP allow-list: \"169.254.169.254\" reaches the link-local range 169.254.0.0/16, where cloud metadata services answer: write internal:169.254.169.254 to allow it on purpose"},
 		{"bad port", "builtin: {httpAllow: ['example.com:x']}", `"example.com:x" has port "x"`},
 	}
 	for _, tt := range tests {
@@ -113,11 +93,28 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("a: &x [*x]"))
 	f.Add([]byte(`{"mcpServers": {"a": {"command": "x"}}}`))
 	f.Add([]byte(`{"servers": {"b": {"type": "http", "url": "http://h/mcp"}}}`))
+	f.Add([]byte("server: {name: '${METATOOLS_FUZZ:-x}'}\nlimits: {retries: ${METATOOLS_FUZZ:-3}}"))
+	f.Add([]byte("policy:\n  deny: [a,\n    b\nsearch: {limit: 3}"))
+	f.Add([]byte("mcpServers: [{name: a, comand: x}, {name: b, url: 'http://h', args: [x]}]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := config.Parse(data)
 		if err != nil {
 			if errors.CodeOf(err) != errors.InvalidArgument {
 				t.Fatalf("error of code %s: %v", errors.CodeOf(err), err)
+			}
+			var e *config.Error
+			if !errors.As(err, &e) || len(e.Problems) == 0 {
+				t.Fatalf("error without problems: %v", err)
+			}
+			// YAML also breaks lines at CR, NEL, LS and PS.
+			lines := 1
+			for _, sep := range []string{"\n", "\r", "\u0085", "\u2028", "\u2029"} {
+				lines += bytes.Count(data, []byte(sep))
+			}
+			for _, p := range e.Problems {
+				if p.Line < 0 || p.Line > lines || p.Message == "" {
+					t.Fatalf("problem %+v out of a file of %d lines", p, lines)
+				}
 			}
 			return
 		}
@@ -134,12 +131,12 @@ func TestErrorsHideExpandedValues(t *testing.T) {
 	tests := []struct {
 		name, doc, want string
 	}{
-		{"url", "mcpServers: [{name: a, url: 'ftp://${CFG_SECRET}'}]", `mcpServers[0].url "ftp://${CFG_SECRET}" is not an http(s) URL`},
-		{"base url", "openapi: [{name: o, spec: s.yaml, baseUrl: '${CFG_SECRET}'}]", `openapi[0].baseUrl "${CFG_SECRET}"`},
-		{"engine", "search: {engine: '${env:CFG_SECRET}'}", `search.engine "${env:CFG_SECRET}" must be`},
+		{"url", "mcpServers: [{name: a, url: 'ftp://${CFG_SECRET}'}]", `mcpServers[0].url: "ftp://${CFG_SECRET}" is not an http(s) URL`},
+		{"base url", "openapi: [{name: o, spec: s.yaml, baseUrl: '${CFG_SECRET}'}]", `openapi[0].baseUrl: "${CFG_SECRET}"`},
+		{"engine", "search: {engine: '${env:CFG_SECRET}'}", `search.engine: "${env:CFG_SECRET}" must be`},
 		{"duration", "limits: {timeout: 'x${CFG_SECRET}'}", `"x${CFG_SECRET}" is not a duration`},
-		{"integer", "search: {limit: '${CFG_SECRET}'}", "`${CFG_SECRET}`"},
-		{"short integer", "limits: {retries: '${CFG_SHORT}'}", "`${CFG_SHORT}`"},
+		{"integer", "search: {limit: '${CFG_SECRET}'}", `"${CFG_SECRET}" is not a number`},
+		{"short integer", "limits: {retries: '${CFG_SHORT}'}", `"${CFG_SHORT}" is not a number`},
 		{"host file", `{"mcpServers": {"a": {"url": "ftp://${CFG_SECRET}"}}}`, `url "ftp://${CFG_SECRET}" is not an http(s) URL`},
 	}
 	for _, tt := range tests {

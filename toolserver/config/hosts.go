@@ -64,24 +64,43 @@ func ParseHostConfig(data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	var problems []string
+	var problems []Problem
 	var exp expansions
 	cfg := &Config{}
+	var entries []hostServer // the entry of each server of cfg
 	for _, h := range servers {
 		if h.disabled {
 			continue
 		}
-		s := expandServer(h.server, h.where, &problems, &exp)
+		s := expandServer(h, &problems, &exp)
 		if s.URL != "" && !isHTTPURL(s.URL) {
-			problems = append(problems, fmt.Sprintf("%s: url %q is not an http(s) URL", h.where, s.URL))
+			problems = append(problems, h.problem(h.urlKey(), fmt.Sprintf("url %q is not an http(s) URL", s.URL)))
 		}
 		cfg.MCPServers = append(cfg.MCPServers, s)
+		entries = append(entries, h)
+	}
+	if len(problems) == 0 {
+		// The checks of every configuration, told in the words of the
+		// host's file: its entries by their keys, "cwd" for dir.
+		for _, p := range cfg.problems() {
+			if len(p.at) >= 2 && p.at[0] == "mcpServers" {
+				if i, ok := p.at[1].(int); ok && i < len(entries) {
+					field := ""
+					if len(p.at) > 2 {
+						field, _ = p.at[2].(string)
+						if field == "dir" {
+							field = "cwd"
+						}
+					}
+					p = entries[i].problem(field, strings.TrimSpace(field+" "+p.Message))
+				}
+			}
+			problems = append(problems, p)
+		}
 	}
 	if len(problems) > 0 {
-		return nil, exp.hide(errors.Errorf(errors.InvalidArgument, "config: %s", strings.Join(problems, "; ")))
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, exp.hide(err)
+		sortProblems(problems)
+		return nil, problemsError(exp.hide(problems))
 	}
 	return cfg, nil
 }
@@ -171,6 +190,27 @@ type hostServer struct {
 	where    string
 	disabled bool
 	server   MCPServer
+	// lines are the lines of the entry's key ("") and of its fields, by
+	// their paths of keys joined by NUL bytes ("env\x00TOKEN").
+	lines map[string]int
+}
+
+// problem returns a problem of the entry, at the line of its field (of
+// its key when field is "" or not written).
+func (h hostServer) problem(field, msg string) Problem {
+	line, ok := h.lines[field]
+	if !ok {
+		line = h.lines[""]
+	}
+	return Problem{Line: line, Path: h.where, Message: msg}
+}
+
+// urlKey returns the field the entry's url is written in.
+func (h hostServer) urlKey() string {
+	if _, ok := h.lines["serverUrl"]; ok {
+		return "serverUrl"
+	}
+	return "url"
 }
 
 // hostTop decodes the top-level object of a host's file.
@@ -198,10 +238,14 @@ func isJSONObject(raw json.RawMessage) bool {
 func decodeHostServers(data []byte) ([]hostServer, error) {
 	top, err := hostTop(data)
 	if err != nil {
-		return nil, errors.Errorf(errors.InvalidArgument, "config: an MCP host's file must be a JSON object: %v", err)
+		return nil, problemsError([]Problem{{Message: fmt.Sprintf("an MCP host's file must be a JSON object: %v", err)}})
 	}
-	var problems []string
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	clean, _ := stripJSONC(data) // hostTop has read it
+	lines := jsonKeyLines(clean)
+	var problems []Problem
+	add := func(line int, format string, args ...any) {
+		problems = append(problems, Problem{Line: line, Message: fmt.Sprintf(format, args...)})
+	}
 	found := false
 	var servers []hostServer
 	names := map[string]string{}
@@ -211,22 +255,30 @@ func decodeHostServers(data []byte) ([]hostServer, error) {
 			continue
 		}
 		if !isJSONObject(raw) {
-			add("%s must be an object mapping server names to servers", section)
+			add(lines[section], "%s must be an object mapping server names to servers", section)
 			continue
 		}
 		found = true
 		entries, err := orderedObject(raw)
 		if err != nil {
-			add("%s: %v", section, err)
+			add(lines[section], "%s: %v", section, err)
 			continue
 		}
 		for _, e := range entries {
-			h := hostServer{key: e.key, where: fmt.Sprintf("%s %q", section, e.key)}
+			h := hostServer{key: e.key, where: fmt.Sprintf("%s %q", section, e.key), lines: map[string]int{}}
+			prefix := section + "\x00" + e.key
+			for path, line := range lines {
+				if path == prefix {
+					h.lines[""] = line
+				} else if field, ok := strings.CutPrefix(path, prefix+"\x00"); ok {
+					h.lines[field] = line
+				}
+			}
 			// A disabled entry is skipped as the host skips it: its
 			// problems are not reported.
-			var entryProblems []string
-			h.server, h.disabled = decodeHostServer(h.where, e.value, func(format string, args ...any) {
-				entryProblems = append(entryProblems, fmt.Sprintf(format, args...))
+			var entryProblems []Problem
+			h.server, h.disabled = decodeHostServer(e.value, func(field, format string, args ...any) {
+				entryProblems = append(entryProblems, h.problem(field, fmt.Sprintf(format, args...)))
 			})
 			if h.disabled {
 				servers = append(servers, h)
@@ -235,9 +287,9 @@ func decodeHostServers(data []byte) ([]hostServer, error) {
 			problems = append(problems, entryProblems...)
 			h.server.Name = HostServerName(e.key)
 			if err := toolmodel.ValidateName(h.server.Name); err != nil {
-				add("%s: the name %q made of the key is not valid: %v", h.where, h.server.Name, err)
+				problems = append(problems, h.problem("", fmt.Sprintf("the name %q made of the key is not valid: %v", h.server.Name, err)))
 			} else if prev, dup := names[h.server.Name]; dup {
-				add("%s: its name %q is already used by %s", h.where, h.server.Name, prev)
+				problems = append(problems, h.problem("", fmt.Sprintf("its name %q is already used by %s", h.server.Name, prev)))
 			} else {
 				names[h.server.Name] = h.where
 			}
@@ -245,30 +297,35 @@ func decodeHostServers(data []byte) ([]hostServer, error) {
 		}
 	}
 	if !found && len(problems) == 0 {
-		add("an MCP host's file needs an object %q or %q", hostKeys[0], hostKeys[1])
+		add(0, "an MCP host's file needs an object %q or %q", hostKeys[0], hostKeys[1])
 	}
 	if len(problems) > 0 {
-		return nil, errors.Errorf(errors.InvalidArgument, "config: %s", strings.Join(problems, "; "))
+		sortProblems(problems)
+		return nil, problemsError(problems)
 	}
 	return servers, nil
 }
 
 // decodeHostServer maps one entry onto an MCPServer (without its name)
 // and reports whether it is disabled.
-func decodeHostServer(where string, raw json.RawMessage, add func(string, ...any)) (MCPServer, bool) {
+func decodeHostServer(raw json.RawMessage, add func(field, format string, args ...any)) (MCPServer, bool) {
 	var s MCPServer
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		add("%s must be an object with a command or a url", where)
+		add("", "must be an object with a command or a url")
 		return s, false
 	}
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		if !slices.Contains(hostFields, k) && !slices.Contains(hostIgnored, k) {
 			switch k {
 			case "envFile":
-				add("%s: envFile is not supported: list the variables in env instead", where)
+				add(k, "envFile is not supported: list the variables in env instead")
 			default:
-				add("%s: unknown field %q (known: %s; ignored: %s)", where, k, strings.Join(hostFields, ", "), strings.Join(hostIgnored, ", "))
+				if near, ok := suggest(k, append(slices.Clone(hostFields), hostIgnored...)); ok {
+					add(k, "unknown field %q (did you mean %q?)", k, near)
+				} else {
+					add(k, "unknown field %q (known: %s; ignored: %s)", k, strings.Join(hostFields, ", "), strings.Join(hostIgnored, ", "))
+				}
 			}
 		}
 	}
@@ -278,7 +335,7 @@ func decodeHostServer(where string, raw json.RawMessage, add func(string, ...any
 			return false
 		}
 		if err := json.Unmarshal(r, v); err != nil {
-			add("%s: %s must be %s", where, name, kindOf(v))
+			add(name, "%s must be %s", name, kindOf(v))
 			return false
 		}
 		return true
@@ -288,14 +345,14 @@ func decodeHostServer(where string, raw json.RawMessage, add func(string, ...any
 	field("command", &s.Command)
 	field("args", &s.Args)
 	field("cwd", &s.Dir)
-	s.Env = stringMap(where, "env", fields, add)
-	s.Headers = stringMap(where, "headers", fields, add)
+	s.Env = stringMap("env", fields, add)
+	s.Headers = stringMap("headers", fields, add)
 	var url, serverURL string
 	field("url", &url)
 	field("serverUrl", &serverURL)
 	switch {
 	case url != "" && serverURL != "":
-		add("%s has both url and serverUrl", where)
+		add("serverUrl", "has both url and serverUrl")
 	case serverURL != "":
 		url = serverURL
 	}
@@ -310,41 +367,45 @@ func decodeHostServer(where string, raw json.RawMessage, add func(string, ...any
 	switch transport {
 	case "", "stdio":
 		if transport == "stdio" && s.URL != "" {
-			add("%s has type %q but a url: a stdio server needs a command", where, transport)
+			add("type", "has type %q but a url: a stdio server needs a command", transport)
 		}
 	case "http", "streamable-http", "streamableHttp", "streamable_http":
 		if s.Command != "" {
-			add("%s has type %q but a command: an HTTP server needs a url", where, transport)
+			add("type", "has type %q but a command: an HTTP server needs a url", transport)
 		}
 	case "sse":
-		add("%s has type \"sse\": the older HTTP+SSE transport is not supported, only streamable HTTP; "+
-			"if the server also serves streamable HTTP (often at /mcp), set type \"http\" and that url", where)
+		add("type", "has type \"sse\": the older HTTP+SSE transport is not supported, only streamable HTTP; "+
+			"if the server also serves streamable HTTP (often at /mcp), set type \"http\" and that url")
 	default:
-		add("%s: type %q is not stdio, http or sse", where, transport)
+		add("type", "type %q is not stdio, http or sse", transport)
 	}
 	switch {
 	case s.Command == "" && s.URL == "":
-		add("%s needs a command or a url", where)
+		add("", "needs a command or a url")
 	case s.Command != "" && s.URL != "":
-		add("%s has both a command and a url", where)
+		add("", "has both a command and a url")
 	case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Dir != ""):
-		add("%s: args, env and cwd apply to a command only, not to a url", where)
+		field := "args"
+		if len(s.Args) == 0 {
+			field = map[bool]string{true: "env", false: "cwd"}[len(s.Env) > 0]
+		}
+		add(field, "args, env and cwd apply to a command only, not to a url")
 	case s.Command != "" && len(s.Headers) > 0:
-		add("%s: headers apply to a url only, not to a command", where)
+		add("headers", "headers apply to a url only, not to a command")
 	}
 	return s, disabled
 }
 
 // stringMap decodes an object of strings; numbers and booleans are taken
 // as their JSON text, as hosts pass them on as text.
-func stringMap(where, name string, fields map[string]json.RawMessage, add func(string, ...any)) map[string]string {
+func stringMap(name string, fields map[string]json.RawMessage, add func(field, format string, args ...any)) map[string]string {
 	r, ok := fields[name]
 	if !ok || string(r) == "null" {
 		return nil
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(r, &m); err != nil {
-		add("%s: %s must be an object of strings", where, name)
+		add(name, "%s must be an object of strings", name)
 		return nil
 	}
 	out := make(map[string]string, len(m))
@@ -357,7 +418,7 @@ func stringMap(where, name string, fields map[string]json.RawMessage, add func(s
 		case len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9' || string(v) == "true" || string(v) == "false"):
 			out[k] = string(v)
 		default:
-			add("%s: %s %q must be a string", where, name, k)
+			add(name, "%s %q must be a string", name, k)
 		}
 	}
 	return out
@@ -376,9 +437,15 @@ func kindOf(v any) string {
 
 // expandServer returns s with the environment variables of its strings
 // expanded, as in a YAML file, recording what changed in x.
-func expandServer(s MCPServer, where string, problems *[]string, x *expansions) MCPServer {
+func expandServer(h hostServer, problems *[]Problem, x *expansions) MCPServer {
+	s := h.server
 	exp := func(field, v string) string {
-		return x.expand(v, func(msg string) { *problems = append(*problems, fmt.Sprintf("%s: %s: %s", where, field, msg)) })
+		key := strings.Replace(field, " ", "\x00", 1)
+		if _, ok := h.lines[key]; !ok {
+			key, _, _ = strings.Cut(key, "\x00")
+			key, _, _ = strings.Cut(key, "[")
+		}
+		return x.expand(v, func(msg string) { *problems = append(*problems, h.problem(key, field+": "+msg)) })
 	}
 	expMap := func(field string, m map[string]string) map[string]string {
 		if m == nil {
@@ -400,7 +467,7 @@ func expandServer(s MCPServer, where string, problems *[]string, x *expansions) 
 	}
 	s.Env = expMap("env", s.Env)
 	s.Dir = exp("cwd", s.Dir)
-	s.URL = exp("url", s.URL)
+	s.URL = exp(h.urlKey(), s.URL)
 	s.Headers = expMap("headers", s.Headers)
 	return s
 }
@@ -527,8 +594,11 @@ func stripJSONC(data []byte) ([]byte, error) {
 			if end < 0 {
 				return nil, errors.New("a /* comment is not closed")
 			}
-			i += 2 + end + 1
+			// The comment's line breaks are kept, so that lines
+			// counted in the output are the file's.
 			out = append(out, ' ')
+			out = append(out, bytes.Repeat([]byte("\n"), bytes.Count(data[i+2:i+2+end], []byte("\n")))...)
+			i += 2 + end + 1
 		case c == '}' || c == ']':
 			if lastComma >= 0 {
 				out[lastComma] = ' '
@@ -546,4 +616,69 @@ func stripJSONC(data []byte) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// jsonKeyLines returns the line of each member of the objects of a JSON
+// document, by the path of keys leading to it joined by NUL bytes
+// ("mcpServers\x00github\x00command"); members of arrays are not
+// recorded. A document that does not decode gives what was read.
+func jsonKeyLines(data []byte) map[string]int {
+	lines := map[string]int{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		object, expectKey bool
+	}
+	var stack []*frame
+	var path []string
+	lineAt := func(off int64) int {
+		i := int(off)
+		for i < len(data) && strings.IndexByte(" \t\r\n,:", data[i]) >= 0 {
+			i++
+		}
+		return 1 + bytes.Count(data[:min(i, len(data))], []byte("\n"))
+	}
+	// valueDone ends a member's value in its object.
+	valueDone := func() {
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].expectKey = true
+			path = path[:len(path)-1]
+		}
+	}
+	for {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return lines
+		}
+		top := (*frame)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				if top != nil && !top.object {
+					path = append(path, "[]")
+				}
+				stack = append(stack, &frame{object: v == '{', expectKey: true})
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && !stack[len(stack)-1].object {
+					path = path[:len(path)-1]
+				}
+				valueDone()
+			}
+		case string:
+			if top != nil && top.object && top.expectKey {
+				top.expectKey = false
+				path = append(path, v)
+				lines[strings.Join(path, "\x00")] = lineAt(off)
+				continue
+			}
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
 }

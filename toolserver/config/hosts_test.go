@@ -99,18 +99,18 @@ func TestHostConfigErrors(t *testing.T) {
 	tests := []struct {
 		name, json, want string
 	}{
-		{"sse", `{"servers": {"old": {"type": "sse", "url": "http://h/sse"}}}`, `servers "old" has type "sse": the older HTTP+SSE transport is not supported`},
+		{"sse", `{"servers": {"old": {"type": "sse", "url": "http://h/sse"}}}`, `servers "old": has type "sse": the older HTTP+SSE transport is not supported`},
 		{"unknown type", `{"servers": {"x": {"type": "grpc", "url": "http://h"}}}`, `servers "x": type "grpc" is not stdio, http or sse`},
 		{"unknown field", `{"mcpServers": {"gh": {"comand": "x"}}}`, `mcpServers "gh": unknown field "comand"`},
 		{"envFile", `{"servers": {"x": {"command": "a", "envFile": ".env"}}}`, `servers "x": envFile is not supported`},
-		{"neither", `{"mcpServers": {"x": {"args": []}}}`, `mcpServers "x" needs a command or a url`},
-		{"both", `{"mcpServers": {"x": {"command": "a", "url": "http://h"}}}`, `mcpServers "x" has both a command and a url`},
+		{"neither", `{"mcpServers": {"x": {"args": []}}}`, `mcpServers "x": needs a command or a url`},
+		{"both", `{"mcpServers": {"x": {"command": "a", "url": "http://h"}}}`, `mcpServers "x": has both a command and a url`},
 		{"args on a url", `{"mcpServers": {"x": {"url": "http://h", "args": ["a"]}}}`, `args, env and cwd apply to a command only`},
 		{"headers on a command", `{"mcpServers": {"x": {"command": "a", "headers": {"A": "b"}}}}`, `headers apply to a url only`},
 		{"stdio with url", `{"servers": {"x": {"type": "stdio", "url": "http://h"}}}`, `has type "stdio" but a url`},
 		{"http with command", `{"servers": {"x": {"type": "http", "command": "a"}}}`, `has type "http" but a command`},
 		{"bad url", `{"mcpServers": {"x": {"url": "ftp://h"}}}`, `mcpServers "x": url "ftp://h" is not an http(s) URL`},
-		{"entry not an object", `{"mcpServers": {"x": "npx server"}}`, `mcpServers "x" must be an object`},
+		{"entry not an object", `{"mcpServers": {"x": "npx server"}}`, `mcpServers "x": must be an object`},
 		{"args not strings", `{"mcpServers": {"x": {"command": "a", "args": ["--port", 80]}}}`, `mcpServers "x": args must be a list of strings`},
 		{"env not strings", `{"mcpServers": {"x": {"command": "a", "env": {"A": ["b"]}}}}`, `mcpServers "x": env "A" must be a string`},
 		{"disabled not a bool", `{"mcpServers": {"x": {"command": "a", "disabled": "yes"}}}`, `mcpServers "x": disabled must be true or false`},
@@ -170,7 +170,7 @@ func TestLoadHostConfig(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(path, []byte(`{"mcpServers": {"a": {}}}`), 0o600))
 	_, err = config.Load(path)
-	require.ErrorContains(t, err, path+`: config: mcpServers "a" needs a command or a url`)
+	require.ErrorContains(t, err, path+`:1: mcpServers "a": needs a command or a url`)
 }
 
 func TestHostServerName(t *testing.T) {

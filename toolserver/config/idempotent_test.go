@@ -45,10 +45,10 @@ func TestIdempotentErrors(t *testing.T) {
 	tests := []struct {
 		name, value, want string
 	}{
-		{"namespace", "'fs:read'", `mcpServers[0].idempotent "fs:read": byte ':' at offset 2`},
-		{"space", "['get x']", `mcpServers[0].idempotent "get x": byte ' '`},
-		{"empty", "['']", `mcpServers[0].idempotent "": empty`},
-		{"bad glob", "'get_[a'", `mcpServers[0].idempotent "get_[a": not a valid glob`},
+		{"namespace", "'fs:read'", `mcpServers[0].idempotent[0]: "fs:read": byte ':' at offset 2`},
+		{"space", "['get x']", `mcpServers[0].idempotent[0]: "get x": byte ' '`},
+		{"empty", "['']", `mcpServers[0].idempotent[0]: "": empty`},
+		{"bad glob", "'get_[a'", `mcpServers[0].idempotent[0]: "get_[a": not a valid glob`},
 		{"a map", "{a: b}", "expected true, false, a tool pattern or a list of them"},
 		{"a list of lists", "[[a]]", "a tool pattern is a string"},
 		{"a null item", "[a, ~]", "a tool pattern is a string"},

@@ -47,31 +47,30 @@ var metaTools = []string{
 	toolserver.ToolExamples, toolserver.ToolRun, toolserver.ToolRunChain, "*",
 }
 
-// validate reports the problems of the section through add.
-func (o *OAuth) validate(add func(format string, args ...any)) {
-	const where = "server.http.oauth"
+// validate reports the problems of the section, at at, through add.
+func (o *OAuth) validate(at keyPath, add func(at keyPath, format string, args ...any)) {
 	if u, err := url.Parse(o.Resource); o.Resource == "" || err != nil || !isHTTPURL(o.Resource) || u.Fragment != "" {
-		add("%s.resource %q must be the absolute http(s) URL of the MCP endpoint, without a fragment", where, o.Resource)
+		add(at.with("resource"), "%q must be the absolute http(s) URL of the MCP endpoint, without a fragment", o.Resource)
 	}
 	if u, err := url.Parse(o.Issuer); o.Issuer == "" || err != nil || !isHTTPURL(o.Issuer) || u.RawQuery != "" || u.Fragment != "" {
-		add("%s.issuer %q must be an http(s) URL without a query or fragment", where, o.Issuer)
+		add(at.with("issuer"), "%q must be an http(s) URL without a query or fragment", o.Issuer)
 	}
 	if o.JWKSURI != "" && !isHTTPURL(o.JWKSURI) {
-		add("%s.jwksUri %q is not an http(s) URL", where, o.JWKSURI)
+		add(at.with("jwksUri"), "%q is not an http(s) URL", o.JWKSURI)
 	}
 	if len(o.Scopes) == 0 {
-		add("%s.scopes must map at least one scope to the meta-tools it allows", where)
+		add(at.with("scopes"), "must map at least one scope to the meta-tools it allows")
 	}
 	for _, scope := range sortedKeys(o.Scopes) {
 		if !isScopeToken(scope) {
-			add("%s.scopes: %q is not a scope (printable ASCII, no space, quote or backslash)", where, scope)
+			add(at.with("scopes", scope), "%q is not a scope (printable ASCII, no space, quote or backslash)", scope)
 		}
 		if len(o.Scopes[scope]) == 0 {
-			add("%s.scopes[%s] allows no tool", where, scope)
+			add(at.with("scopes", scope), "allows no tool")
 		}
-		for _, tool := range o.Scopes[scope] {
+		for i, tool := range o.Scopes[scope] {
 			if !slices.Contains(metaTools, tool) {
-				add("%s.scopes[%s]: %q is not a meta-tool (%v)", where, scope, tool, metaTools)
+				add(at.with("scopes", scope, i), "%q is not a meta-tool (%v)", tool, metaTools)
 			}
 		}
 	}

@@ -41,16 +41,16 @@ func TestOAuthProblems(t *testing.T) {
 	tests := []struct {
 		name, oauth, want string
 	}{
-		{"no resource", `{issuer: "https://a.example", scopes: {r: [search_tools]}}`, `server.http.oauth.resource "" must be the absolute http(s) URL`},
-		{"relative resource", `{resource: /mcp, issuer: "https://a.example", scopes: {r: [search_tools]}}`, `server.http.oauth.resource "/mcp"`},
-		{"no issuer", `{resource: "https://m.example/mcp", scopes: {r: [search_tools]}}`, `server.http.oauth.issuer "" must be an http(s) URL`},
-		{"issuer with a query", `{resource: "https://m.example/mcp", issuer: "https://a.example?x=1", scopes: {r: [search_tools]}}`, `issuer "https://a.example?x=1"`},
-		{"bad jwks", `{resource: "https://m.example/mcp", issuer: "https://a.example", jwksUri: "keys", scopes: {r: [search_tools]}}`, `jwksUri "keys" is not an http(s) URL`},
-		{"no scopes", `{resource: "https://m.example/mcp", issuer: "https://a.example"}`, `scopes must map at least one scope`},
+		{"no resource", `{issuer: "https://a.example", scopes: {r: [search_tools]}}`, `server.http.oauth.resource: "" must be the absolute http(s) URL`},
+		{"relative resource", `{resource: /mcp, issuer: "https://a.example", scopes: {r: [search_tools]}}`, `server.http.oauth.resource: "/mcp"`},
+		{"no issuer", `{resource: "https://m.example/mcp", scopes: {r: [search_tools]}}`, `server.http.oauth.issuer: "" must be an http(s) URL`},
+		{"issuer with a query", `{resource: "https://m.example/mcp", issuer: "https://a.example?x=1", scopes: {r: [search_tools]}}`, `issuer: "https://a.example?x=1"`},
+		{"bad jwks", `{resource: "https://m.example/mcp", issuer: "https://a.example", jwksUri: "keys", scopes: {r: [search_tools]}}`, `jwksUri: "keys" is not an http(s) URL`},
+		{"no scopes", `{resource: "https://m.example/mcp", issuer: "https://a.example"}`, `scopes: must map at least one scope`},
 		{"bad scope", `{resource: "https://m.example/mcp", issuer: "https://a.example", scopes: {"a b": [search_tools]}}`, `"a b" is not a scope`},
-		{"empty scope", `{resource: "https://m.example/mcp", issuer: "https://a.example", scopes: {r: []}}`, `scopes[r] allows no tool`},
+		{"empty scope", `{resource: "https://m.example/mcp", issuer: "https://a.example", scopes: {r: []}}`, `scopes.r: allows no tool`},
 		{"unknown tool", `{resource: "https://m.example/mcp", issuer: "https://a.example", scopes: {r: [delete_all]}}`, `"delete_all" is not a meta-tool`},
-		{"unknown field", `{resource: "https://m.example/mcp", issuer: "https://a.example", scopes: {r: ["*"]}, clientId: x}`, `field clientId not found`},
+		{"unknown field", `{resource: "https://m.example/mcp", issuer: "https://a.example", scopes: {r: ["*"]}, clientId: x}`, `server.http.oauth: unknown key "clientId"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

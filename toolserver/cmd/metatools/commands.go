@@ -567,7 +567,7 @@ func (e *env) configImport(args []string) error {
 	}
 	out, err := config.ImportHostConfig(data)
 	if err != nil {
-		return configError{fmt.Errorf("%s: %w", rest[0], err)}
+		return configError{config.InFile(err, rest[0])}
 	}
 	_, err = e.stdout.Write(out)
 	return err
@@ -580,16 +580,18 @@ type validation struct {
 	Valid bool   `json:"valid"`
 	// Error is the reason the file is invalid, as the command without
 	// --json prints it.
-	Error       string `json:"error,omitempty"`
-	MCPServers  *int   `json:"mcpServers,omitempty"`
-	OpenAPI     *int   `json:"openapi,omitempty"`
-	GRPC        *int   `json:"grpc,omitempty"`
-	BuiltinTool *bool  `json:"builtin,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Problems are the problems of an invalid file, each at its line.
+	Problems    []config.Problem `json:"problems,omitempty"`
+	MCPServers  *int             `json:"mcpServers,omitempty"`
+	OpenAPI     *int             `json:"openapi,omitempty"`
+	GRPC        *int             `json:"grpc,omitempty"`
+	BuiltinTool *bool            `json:"builtin,omitempty"`
 }
 
 func (e *env) configValidate(args []string) error {
 	fs := e.flags("config validate")
-	asJSON := fs.Bool("json", false, `print JSON, for scripts: {"file":..,"valid":true,"mcpServers":N,"openapi":N,"grpc":N,"builtin":BOOL} or {"file":..,"valid":false,"error":".."}`)
+	asJSON := fs.Bool("json", false, `print JSON, for scripts: {"file":..,"valid":true,"mcpServers":N,"openapi":N,"grpc":N,"builtin":BOOL} or {"file":..,"valid":false,"error":"..","problems":[{"line":N,"column":N,"path":"..","message":".."}]}`)
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -603,6 +605,10 @@ func (e *env) configValidate(args []string) error {
 		v := validation{File: path, Valid: err == nil}
 		if err != nil {
 			v.Error = err.Error()
+			var cerr *config.Error
+			if errors.As(err, &cerr) {
+				v.Problems = cerr.Problems
+			}
 		} else {
 			mcp, openapi, grpc, builtin := len(cfg.MCPServers), len(cfg.OpenAPI), len(cfg.GRPC), !cfg.Builtin.Disabled
 			v.MCPServers, v.OpenAPI, v.GRPC, v.BuiltinTool = &mcp, &openapi, &grpc, &builtin

@@ -129,7 +129,7 @@ func TestConfigCommands(t *testing.T) {
 	require.NoError(t, os.WriteFile(bad, []byte("mcpServers: [{name: a}]\n"), 0o600))
 	code, _, stderr := cli(t, "", "config", "validate", bad)
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stderr, "mcpServers[0] needs a command or a url")
+	assert.Contains(t, stderr, "bad.yaml:1: mcpServers[0]: needs a command")
 }
 
 func TestFailingUpstreamIsSkipped(t *testing.T) {
@@ -213,7 +213,7 @@ func TestConfigImport(t *testing.T) {
 		name, content, want string
 	}{
 		{"a metatools file", "mcpServers: [{name: a, command: x}]\n", "not the configuration file of an MCP host"},
-		{"a bad entry", `{"mcpServers": {"a": {"type": "sse", "url": "http://h/sse"}}}`, `mcpServers "a" has type "sse"`},
+		{"a bad entry", `{"mcpServers": {"a": {"type": "sse", "url": "http://h/sse"}}}`, `a_bad_entry:1: mcpServers "a": has type "sse"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -117,7 +117,7 @@ func TestServeHTTPRefusesEmptyTokens(t *testing.T) {
 	endpoint, stderr, exit = serveInProcess(t, "--http", "127.0.0.1:0", "--config", cfg)
 	assert.Empty(t, endpoint, "the server must not start")
 	assert.Equal(t, exitUsage, exit())
-	assert.Contains(t, stderr.String(), "server.http.bearerTokens[0] is empty")
+	assert.Contains(t, stderr.String(), "server.http.bearerTokens[0]: empty: every request would be refused")
 }
 
 // post sends an initialize request to endpoint with extra headers, and

@@ -201,7 +201,10 @@ func TestConfigValidateJSONNamesTheError(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &v))
 	assert.False(t, v.Valid)
 	assert.Equal(t, bad, v.File)
-	assert.Contains(t, v.Error, "mcpServers[0] needs a command or a url")
+	assert.Contains(t, v.Error, "bad.yaml:1: mcpServers[0]: needs a command")
+	require.Len(t, v.Problems, 1)
+	assert.Equal(t, 1, v.Problems[0].Line)
+	assert.Equal(t, "mcpServers[0]", v.Problems[0].Path)
 	assert.Nil(t, v.MCPServers)
 }
 
