@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -74,12 +73,16 @@ func conformancePackage(t testing.TB) string {
 	return pkg
 }
 
-// failureRecorder is a testing.TB that records the messages of a failure
-// and stops the goroutine that failed, as a test does.
+// failureRecorder is a testing.TB that records the messages of a failure;
+// its FailNow stops the caller by panicking with stopped, which
+// failsWith recovers, as a test's FailNow stops its goroutine.
 type failureRecorder struct {
 	testing.TB
 	messages []string
 }
+
+// stopped is the panic value of failureRecorder.FailNow.
+type stopped struct{}
 
 func (r *failureRecorder) Helper() {}
 
@@ -87,19 +90,31 @@ func (r *failureRecorder) Errorf(format string, args ...any) {
 	r.messages = append(r.messages, fmt.Sprintf(format, args...))
 }
 
-func (r *failureRecorder) FailNow() { runtime.Goexit() }
+func (r *failureRecorder) FailNow() { panic(stopped{}) }
+
+// failsWith runs fn with a failureRecorder, and returns whether fn was
+// stopped and the messages it failed with.
+func failsWith(t *testing.T, fn func(testing.TB)) (wasStopped bool, messages []string) {
+	rec := &failureRecorder{TB: t}
+	defer func() {
+		if v := recover(); v != nil {
+			if _, ok := v.(stopped); !ok {
+				panic(v)
+			}
+			wasStopped, messages = true, rec.messages
+		}
+	}()
+	fn(rec)
+	return false, rec.messages
+}
 
 // TestNPMFileSaysHowToInstall checks that a test whose npm package is not
 // installed fails, naming the command that installs it.
 func TestNPMFileSaysHowToInstall(t *testing.T) {
-	rec := &failureRecorder{TB: t}
-	returned := make(chan bool, 1)
-	go func() {
-		defer close(returned)
-		npmFile(rec, "@metatools-test", "not-a-package", "index.js")
-		returned <- true
-	}()
-	assert.False(t, <-returned, "npmFile stops the test when the file is missing")
-	require.Len(t, rec.messages, 1)
-	assert.Contains(t, rec.messages[0], "run `make e2e-deps` (npm ci --prefix toolserver/e2e)")
+	wasStopped, messages := failsWith(t, func(tb testing.TB) {
+		npmFile(tb, "@metatools-test", "not-a-package", "index.js")
+	})
+	assert.True(t, wasStopped, "npmFile stops the test when the file is missing")
+	require.Len(t, messages, 1)
+	assert.Contains(t, messages[0], "run `make e2e-deps` (npm ci --prefix toolserver/e2e)")
 }
