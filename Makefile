@@ -68,7 +68,9 @@ build: ## Build every package of every module.
 	$(GO) build work
 
 # The end-to-end tests of toolserver run real third-party MCP software from
-# the npm registry, pinned in toolserver/e2e/package-lock.json.
+# the npm registry, pinned in toolserver/e2e/package-lock.json. Every target
+# that runs tests depends on e2e-deps; `go test` alone does not install
+# them, and those tests then fail saying to run `make e2e-deps`.
 E2E_DIR := toolserver/e2e
 
 .PHONY: e2e-deps
@@ -76,6 +78,7 @@ e2e-deps: $(E2E_DIR)/node_modules/.package-lock.json ## Install the npm packages
 
 $(E2E_DIR)/node_modules/.package-lock.json: $(E2E_DIR)/package-lock.json
 	@$(call banner,npm ci ($(E2E_DIR)))
+	@command -v npm >/dev/null || { echo "e2e-deps: npm is not on the PATH: install Node.js (20 or later, with npm) to run the end-to-end tests" >&2; exit 1; }
 	npm ci --prefix $(E2E_DIR) --no-audit --no-fund
 	@touch $@
 
@@ -217,7 +220,7 @@ fuzz-smoke: ## Run every Fuzz target of every module for FUZZTIME each.
 	echo "fuzz-smoke: $$count target(s) ok"
 
 .PHONY: cover
-cover: ## Coverage of every module into $(COVERPROFILE) (+ .html).
+cover: e2e-deps ## Coverage of every module into $(COVERPROFILE) (+ .html).
 	@$(call banner,cover)
 	$(GO) test -covermode=atomic -coverprofile=$(COVERPROFILE) work
 	$(GO) tool cover -html=$(COVERPROFILE) -o $(COVERPROFILE:.out=.html)

@@ -36,9 +36,23 @@ import (
 //   - Search: the Searcher's cost (see [LexicalSearcher]) plus O(k).
 //   - OnChange delivery: O(subscribers) per event.
 //
-// Every operation is safe for concurrent use; readers share a read lock,
-// and a change holds the write lock while it updates the index and its
-// Searcher, so that both always agree.
+// Every operation is safe for concurrent use, and readers never wait for
+// the Searcher to index: changes are made one at a time, and a change
+// first brings the Searcher in line, without blocking readers, then
+// applies itself to the index's own maps under a short write lock (its
+// cost is the O(m (b + log n)) above, never the Searcher's). Hence:
+//
+//   - A registered tool is visible to Get, GetAll and List once the
+//     registration returns, and not before the Searcher has indexed it;
+//     a change the Searcher refused is never visible.
+//   - Search returns only tools that Get finds at the time: while a
+//     change is being indexed, the Searcher may already rank the tools it
+//     adds, and Search leaves them out (a page may then be short) until
+//     the change applies; a removed tool leaves the Searcher before it
+//     leaves the index.
+//   - Get, GetAll, List, Namespaces, Len and Search hold the read lock
+//     only while they copy from the maps; Search calls the Searcher
+//     without any lock.
 type MemoryIndex struct {
 	searcher Searcher
 	selector BackendSelector
@@ -48,6 +62,14 @@ type MemoryIndex struct {
 	// times are never applied out of order.
 	refreshMu sync.Mutex
 
+	// writeMu serializes changes, from staging until their events are
+	// queued. The fields below change only under both writeMu and mu, so
+	// a change reads them under writeMu alone while it stages and while
+	// the Searcher indexes, leaving mu to readers.
+	writeMu sync.Mutex
+
+	// mu guards the fields below: readers hold it for reading, a change
+	// holds it for writing only while it applies its staged entries.
 	mu          sync.RWMutex
 	tools       map[string]*entry
 	ids         sortedSet             // every tool ID
@@ -227,16 +249,18 @@ func (ix *MemoryIndex) registerAll(ctx context.Context, op string, regs []Regist
 	})
 }
 
-// change stages a change under the write lock, commits it unless staging
-// failed, and then, without the lock, delivers the events.
+// change stages a change under writeMu, commits it unless staging
+// failed, and then, without any lock, delivers the events. Staging and
+// the Searcher's indexing run without mu, so readers do not wait for
+// them; see [txn.commit].
 func (ix *MemoryIndex) change(ctx context.Context, op string, stage func(*txn) error) error {
-	ix.mu.Lock()
+	ix.writeMu.Lock()
 	tx := ix.begin(op)
 	err := stage(tx)
 	if err == nil {
 		err = tx.commit(ctx)
 	}
-	ix.mu.Unlock()
+	ix.writeMu.Unlock()
 	ix.notify.deliver()
 	return err
 }
@@ -415,13 +439,15 @@ func (ix *MemoryIndex) Search(ctx context.Context, req SearchRequest) (Page, err
 		}
 	}
 
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
+	// The Searcher is asked without the lock: a long query must not hold
+	// up a change, which would hold up every reader queued behind it.
 	// One hit more than the page tells whether there is a next page.
 	hits, err := ix.searcher.Search(ctx, SearchQuery{Text: req.Query, Namespace: req.Namespace, Offset: offset, Limit: limit + 1})
 	if err != nil {
 		return Page{}, fmt.Errorf("%s: %w", op, err)
 	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
 	page := Page{Items: make([]Summary, 0, min(len(hits), limit))}
 	for i, h := range hits {
 		if i == limit {
@@ -431,8 +457,10 @@ func (ix *MemoryIndex) Search(ctx context.Context, req SearchRequest) (Page, err
 			}
 			break
 		}
-		// The searcher agrees with the index, since both change under
-		// the write lock; the check guards against a faulty Searcher.
+		// A change being indexed is in the Searcher before it is in the
+		// index: its new tools are left out until it applies, so that
+		// Search never returns a tool Get cannot find. The check also
+		// guards against a faulty Searcher.
 		if e := ix.tools[h.ID]; e != nil {
 			s := e.summary.clone()
 			s.Score = h.Score
@@ -447,9 +475,9 @@ func (ix *MemoryIndex) OnChange(fn func(ChangeEvent)) (unsubscribe func()) {
 	if fn == nil {
 		return func() {}
 	}
-	// Under the read lock, no change is half applied: every event above
-	// the version read is queued after the subscription exists or is
-	// delivered to it.
+	// A change applies its entries and queues its events under the write
+	// lock, so under the read lock none is half applied: every event
+	// above the version read is queued after the subscription exists.
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return ix.notify.subscribe(fn, ix.version.Load())

@@ -24,11 +24,14 @@ import (
 // (a negative Offset, a Limit below 1) yields code
 // [errors.InvalidArgument].
 //
-// An index calls Upsert and Remove while it holds its own write lock, and
-// Search while it holds its read lock, so that the searcher always agrees
-// with the index; a Searcher must therefore never call back into an
-// index. Upsert and Remove should change nothing when they fail: the
-// index then keeps its previous state and reports the error.
+// A [MemoryIndex] calls Upsert and Remove for one change at a time,
+// before the change becomes visible to its readers, and Search without
+// holding any lock of its own, so Search may run while Upsert or Remove
+// does: readers of the index never wait for indexing. The index filters
+// the hits of tools it does not hold yet. A Searcher must never call
+// back into an index from Upsert or Remove, since the index is in the
+// middle of a change. Upsert and Remove should change nothing when they
+// fail: the index then keeps its previous state and reports the error.
 //
 // The package toolindextest holds a conformance suite for Searchers.
 type Searcher interface {

@@ -10,9 +10,9 @@ import (
 )
 
 // txn stages the changes of one atomic operation. The operation holds the
-// index's write lock from begin to commit; nothing is visible until
-// commit, and an operation that fails before commit leaves the index as
-// it was.
+// index's writeMu from begin to commit, which lets it read the index's
+// maps without mu; nothing is visible until commit, and an operation that
+// fails before commit leaves the index as it was.
 type txn struct {
 	ix      *MemoryIndex
 	op      string            // the operation, for errors
@@ -99,6 +99,12 @@ func (tx *txn) removeBackend(id, identity string) {
 // commit brings the Searcher in line with the staged changes, then
 // applies them to the index and queues their events. When the Searcher
 // fails, nothing is applied and the error is returned.
+//
+// The Searcher is written without mu, so that readers do not wait for
+// the indexing, which may take long (a bleve batch of hundreds of tools
+// takes tens of milliseconds or more); only applying the staged entries,
+// which costs no more than updating a few maps and ordered sets, holds
+// the write lock. Until then readers see the index as it was.
 func (tx *txn) commit(ctx context.Context) error {
 	if len(tx.events) == 0 {
 		return nil
@@ -107,6 +113,8 @@ func (tx *txn) commit(ctx context.Context) error {
 		return err
 	}
 	ix := tx.ix
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
 	for _, id := range tx.touched {
 		ix.apply(id, ix.tools[id], tx.staged[id])
 	}
@@ -115,7 +123,9 @@ func (tx *txn) commit(ctx context.Context) error {
 }
 
 // publish numbers the transaction's events and queues them. The caller
-// holds the write lock, which keeps versions and queue order in step.
+// holds writeMu and the write lock mu, which keeps versions and queue
+// order in step and lets OnChange read a version no half-applied change
+// has passed.
 func (tx *txn) publish() {
 	v := tx.ix.version.Load()
 	for i := range tx.events {
@@ -200,8 +210,8 @@ func searcherError(op, what string, err error) error {
 }
 
 // apply replaces the entry old of tool id by next (nil to remove it) and
-// updates the sets that order and filter listings. The caller holds the
-// write lock.
+// updates the sets that order and filter listings. The caller holds
+// writeMu and the write lock mu.
 func (ix *MemoryIndex) apply(id string, old, next *entry) {
 	switch {
 	case old == nil && next == nil:

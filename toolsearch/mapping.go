@@ -25,10 +25,13 @@ func indexFormat(c *config) string {
 // formatKey is the internal key under which an index records its format.
 var formatKey = []byte("metatools.toolsearch.format")
 
-// newMapping returns the index mapping: BM25 scoring, the text fields
-// analysed with the identifier-aware analyzer, the namespace as a keyword
-// for filtering, the lower-cased name as a keyword for lookups by name and the content hash stored but not indexed. Nothing else
-// is stored, and nothing is indexed dynamically.
+// newMapping returns the index mapping: the text fields analysed with
+// the identifier-aware analyzer, the namespace as a keyword for
+// filtering, the lower-cased name as a keyword for lookups by name and
+// the content hash stored but not indexed. Nothing else is stored, and
+// nothing is indexed dynamically. The mapping names bleve's BM25 scoring
+// model, which an on-disk index records, but no query uses it: scores are
+// computed from the postings (see search.go).
 func newMapping(stem bool) (*mapping.IndexMappingImpl, error) {
 	m := bleve.NewIndexMapping()
 	m.ScoringModel = index.BM25Scoring

@@ -106,11 +106,8 @@ type outcome struct {
 }
 
 func TestConformance(t *testing.T) {
-	modules := nodeModules(t)
-	pkg := filepath.Join(modules, "@modelcontextprotocol", "conformance")
+	pkg := conformancePackage(t)
 	cli := filepath.Join(pkg, "dist", "index.js")
-	_, err := os.Stat(cli)
-	require.NoError(t, err, "the conformance suite is missing: run `make e2e-deps`")
 	suite := conformanceSuite(t, pkg)
 	scenarios := serverScenarios(t, cli)
 

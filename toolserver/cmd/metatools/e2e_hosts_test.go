@@ -18,12 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// everythingIndex returns the path of server-everything's entry point.
-func everythingIndex(t *testing.T) string {
-	t.Helper()
-	return filepath.Join(nodeModules(t), "@modelcontextprotocol", "server-everything", "dist", "index.js")
-}
-
 // startEverythingHTTP starts server-everything in its streamable HTTP
 // mode on a free loopback port and returns its endpoint once it listens.
 // The process is killed when the test ends.
@@ -55,7 +49,7 @@ func freePort(t *testing.T) int {
 }
 
 func tryEverythingHTTP(t *testing.T, port int) (string, error) {
-	cmd := exec.Command("node", everythingIndex(t), "streamableHttp")
+	cmd := exec.Command("node", everythingServer(t), "streamableHttp")
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
 	cmd.Stdout = io.Discard // a line per request
 	stderr, err := cmd.StderrPipe()
@@ -146,7 +140,7 @@ func TestURLUpstreamEverything(t *testing.T) {
 func TestClaudeDesktopConfig(t *testing.T) {
 	endpoint := startEverythingHTTP(t)
 	host := map[string]any{"mcpServers": map[string]any{
-		"local":  map[string]any{"command": "node", "args": []string{everythingIndex(t), "stdio"}, "alwaysAllow": []string{"echo"}},
+		"local":  map[string]any{"command": "node", "args": []string{everythingServer(t), "stdio"}, "alwaysAllow": []string{"echo"}},
 		"remote": map[string]any{"url": endpoint},
 		"unused": map[string]any{"command": "/nonexistent/server", "disabled": true},
 	}}

@@ -25,7 +25,7 @@ import (
 // third-party MCP software: the reference server "server-everything" as an
 // upstream, and the official MCP Inspector as a client. Both come from the
 // npm registry, pinned in toolserver/e2e/package.json; `make e2e-deps`
-// installs them.
+// installs them, and the tests find them through npmFile (npm_test.go).
 
 // binary is the metatools binary built for these tests.
 var binary string
@@ -59,21 +59,11 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, bleveWorkers, goleak.Cleanup(func(int) { _ = os.RemoveAll(dir) }))
 }
 
-// nodeModules returns the installed npm packages of the end-to-end tests.
-func nodeModules(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs("../../e2e/node_modules")
-	require.NoError(t, err)
-	_, err = os.Stat(filepath.Join(dir, "@modelcontextprotocol", "server-everything"))
-	require.NoError(t, err, "the npm packages of the end-to-end tests are missing: run `make e2e-deps`")
-	return dir
-}
-
 // everythingConfig writes a configuration with server-everything as an
 // upstream MCP server over stdio.
 func everythingConfig(t *testing.T) string {
 	t.Helper()
-	server := filepath.Join(nodeModules(t), "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	server := everythingServer(t)
 	path := filepath.Join(t.TempDir(), "metatools.yaml")
 	cfg := fmt.Sprintf("mcpServers:\n  - name: everything\n    command: node\n    args: [%q, stdio]\n", server)
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
@@ -177,7 +167,7 @@ func TestServerEverythingUpstream(t *testing.T) {
 // a go-sdk client connected to it directly.
 func everythingTools(t *testing.T) []string {
 	t.Helper()
-	server := filepath.Join(nodeModules(t), "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	server := everythingServer(t)
 	// The catalogue lists upstreams as a client declaring roots and able to
 	// answer sampling and elicitation (which it forwards), so the tools
 	// offered only to such clients are in it too.
@@ -230,7 +220,7 @@ func BenchmarkStartAndList(b *testing.B) {
 // `metatools serve` and returns its standard output.
 func inspector(t *testing.T, args ...string) string {
 	t.Helper()
-	bin := filepath.Join(nodeModules(t), ".bin", "mcp-inspector")
+	bin := inspectorCommand(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", binary, "serve", "--"}, args...)...)

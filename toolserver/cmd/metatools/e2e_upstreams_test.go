@@ -29,7 +29,7 @@ const legacyProtocol = "2025-11-25"
 // each entry.
 func everythingUpstreams(t *testing.T, extra string, names ...string) string {
 	t.Helper()
-	server := filepath.Join(nodeModules(t), "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	server := everythingServer(t)
 	var cfg strings.Builder
 	cfg.WriteString("mcpServers:\n")
 	for _, name := range names {

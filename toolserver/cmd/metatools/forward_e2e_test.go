@@ -46,7 +46,7 @@ func teeConfig(t *testing.T) (config, wire string) {
 	t.Helper()
 	dir := t.TempDir()
 	wire = filepath.Join(dir, "wire.log")
-	server := filepath.Join(nodeModules(t), "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	server := everythingServer(t)
 	config = filepath.Join(dir, "metatools.yaml")
 	script := fmt.Sprintf("tee -a %q | exec node %q stdio", wire, server)
 	cfg := fmt.Sprintf("mcpServers:\n  - name: everything\n    command: sh\n    args: [-c, %q]\n", script)
