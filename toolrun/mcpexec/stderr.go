@@ -175,7 +175,11 @@ func (t *stderrTail) summary(limit int) string {
 // other than tabs removed, invalid UTF-8 replaced by U+FFFD, and cut at
 // [stderrLineBytes].
 func cleanLine(line []byte) string {
+	if len(line) <= stderrLineBytes && plain(line) {
+		return string(line)
+	}
 	var b strings.Builder
+	b.Grow(min(len(line), stderrLineBytes))
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		switch {
@@ -185,7 +189,10 @@ func cleanLine(line []byte) string {
 			b.WriteByte(c)
 		}
 	}
-	s := strings.ToValidUTF8(b.String(), "\uFFFD")
+	s := b.String()
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	if len(s) > stderrLineBytes {
 		cut := stderrLineBytes - len("…")
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
@@ -194,6 +201,16 @@ func cleanLine(line []byte) string {
 		s = s[:cut] + "…"
 	}
 	return s
+}
+
+// plain reports whether a line holds printable ASCII and tabs only.
+func plain(line []byte) bool {
+	for _, c := range line {
+		if c != '\t' && (c < 0x20 || c >= 0x7f) {
+			return false
+		}
+	}
+	return true
 }
 
 // skipEscape returns the index of the last byte of the escape sequence

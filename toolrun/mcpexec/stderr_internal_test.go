@@ -253,3 +253,16 @@ func TestValidInheritEnv(t *testing.T) {
 		assert.NotEmpty(t, validInheritEnv(bad), bad)
 	}
 }
+
+// BenchmarkStderrTail measures the cost of reading a chatty process's
+// standard error: 64 KiB of 80-byte lines per write, with a receiver.
+func BenchmarkStderrTail(b *testing.B) {
+	chunk := bytes.Repeat([]byte(strings.Repeat("x", 79)+"\n"), 64<<10/80)
+	lines := 0
+	tail := newStderrTail(func([]byte) { lines++ })
+	b.SetBytes(int64(len(chunk)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = tail.Write(chunk)
+	}
+}
