@@ -9,11 +9,8 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,7 +22,8 @@ import (
 // URL and Transport is set:
 //
 //   - Command runs the server as a child process speaking MCP over its
-//     standard input and output, with Args, Env and Dir;
+//     standard input and output, with Args, Env and Dir, in a minimal
+//     environment (see Env);
 //   - URL reaches a server over the streamable HTTP transport, sending
 //     Headers (an "Authorization: Bearer ..." header, for instance) with
 //     every request;
@@ -43,9 +41,18 @@ type ServerConfig struct {
 	Command string `json:"command,omitempty"`
 	// Args are the program's arguments.
 	Args []string `json:"args,omitempty"`
-	// Env holds environment variables set for the program on top of the
-	// environment of the current process.
+	// Env holds environment variables set for the program. The program
+	// does not get the whole environment of the current process, which
+	// may hold secrets meant for it alone: only the variables any program
+	// needs (PATH, HOME, USER, the locale, TMPDIR, TERM, proxies and
+	// certificate authorities, the settings of npm, uv and pip, and on
+	// Windows SystemRoot and the like), those InheritEnv names, and Env,
+	// which wins.
 	Env map[string]string `json:"env,omitempty"`
+	// InheritEnv names more variables of the current process to pass to
+	// the program when they are set: a name ("AWS_PROFILE"), a prefix
+	// followed by * ("AWS_*"), or * alone for the whole environment.
+	InheritEnv []string `json:"inheritEnv,omitempty"`
 	// Dir is the program's working directory; empty means the current
 	// process's.
 	Dir string `json:"dir,omitempty"`
@@ -54,9 +61,22 @@ type ServerConfig struct {
 	// again before SIGKILL. Zero means the manager's default (see
 	// [WithTerminateTimeout]).
 	TerminateTimeout toolmodel.Duration `json:"terminateTimeout,omitempty"`
-	// Stderr, when set, receives the program's standard error; otherwise
-	// it is discarded.
+	// ConnectTimeout bounds each connection attempt to the server, from
+	// starting it to the end of the MCP handshake. Zero means the
+	// manager's connect timeout ([WithConnectTimeout]), or, for the first
+	// connection to a program started through a package runner (npx,
+	// uvx, ...), [PackageRunnerConnectTimeout] when that is longer.
+	ConnectTimeout toolmodel.Duration `json:"connectTimeout,omitempty"`
+	// Stderr, when set, receives the program's standard error line by
+	// line: each line, ending with a newline, in one Write call, one call
+	// at a time (a line longer than 4 KiB comes in pieces). It should not
+	// block: the program waits while it does. The last lines are kept in
+	// any case, and quoted by the errors of failed connections and calls.
 	Stderr io.Writer `json:"-"`
+	// LogStderr logs each line of the program's standard error, at level
+	// Info, through the manager's logger ([WithLogger]), with the
+	// server's name.
+	LogStderr bool `json:"logStderr,omitempty"`
 
 	// URL is the endpoint of a streamable HTTP server, an absolute http or
 	// https URL.
@@ -116,8 +136,8 @@ func (c *ServerConfig) Validate() error {
 	if kinds != 1 {
 		problems = append(problems, fmt.Sprintf("exactly one of command, url and transport must be set, not %d", kinds))
 	}
-	if c.Command == "" && (len(c.Args) > 0 || len(c.Env) > 0 || c.Dir != "" || c.TerminateTimeout != 0 || c.Stderr != nil) {
-		problems = append(problems, "args, env, dir, terminateTimeout and stderr apply to a command only")
+	if c.Command == "" && (len(c.Args) > 0 || len(c.Env) > 0 || len(c.InheritEnv) > 0 || c.Dir != "" || c.TerminateTimeout != 0 || c.Stderr != nil || c.LogStderr) {
+		problems = append(problems, "args, env, inheritEnv, dir, terminateTimeout, stderr and logStderr apply to a command only")
 	}
 	if c.URL == "" && (len(c.Headers) > 0 || c.HTTPClient != nil) {
 		problems = append(problems, "headers and the HTTP client apply to a url only")
@@ -130,8 +150,16 @@ func (c *ServerConfig) Validate() error {
 			problems = append(problems, fmt.Sprintf("env %q: a name must be non-empty without '=' or NUL, and a value without NUL", k))
 		}
 	}
+	for _, pattern := range c.InheritEnv {
+		if problem := validInheritEnv(pattern); problem != "" {
+			problems = append(problems, fmt.Sprintf("inheritEnv %q: %s", pattern, problem))
+		}
+	}
 	if c.TerminateTimeout < 0 {
 		problems = append(problems, "terminateTimeout is negative")
+	}
+	if c.ConnectTimeout < 0 {
+		problems = append(problems, "connectTimeout is negative")
 	}
 	if c.URL != "" {
 		if u, err := url.Parse(c.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -177,29 +205,7 @@ func (c *ServerConfig) clone() ServerConfig {
 	d := *c
 	d.Args = slices.Clone(c.Args)
 	d.Env = maps.Clone(c.Env)
+	d.InheritEnv = slices.Clone(c.InheritEnv)
 	d.Headers = maps.Clone(c.Headers)
 	return d
-}
-
-// commandTransport returns the transport that starts the configured
-// command, with its grace period for exiting.
-func (c *ServerConfig) commandTransport(terminate time.Duration) *mcp.CommandTransport {
-	cmd := exec.Command(c.Command, c.Args...)
-	cmd.Dir = c.Dir
-	cmd.Stderr = c.Stderr
-	if len(c.Env) > 0 {
-		env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-			name, _, _ := strings.Cut(kv, "=")
-			_, overridden := c.Env[name]
-			return overridden
-		})
-		for _, k := range sortedKeys(c.Env) {
-			env = append(env, k+"="+c.Env[k])
-		}
-		cmd.Env = env
-	}
-	if c.TerminateTimeout > 0 {
-		terminate = time.Duration(c.TerminateTimeout)
-	}
-	return &mcp.CommandTransport{Command: cmd, TerminateDuration: terminate}
 }

@@ -32,6 +32,37 @@
 // configuration files, strictly. The protocol version is negotiated by
 // the SDK: the latest one it supports, or the newest the server accepts.
 //
+// # Command servers
+//
+// A command server runs in a minimal environment, as MCP hosts run theirs:
+// the current process's PATH, HOME, USER, LOGNAME, SHELL, locale (LANG,
+// LANGUAGE, LC_*, TZ), TMPDIR, TERM, XDG_* directories, proxies
+// (HTTP_PROXY, HTTPS_PROXY, NO_PROXY, ALL_PROXY, in either case),
+// certificate authorities (SSL_CERT_FILE, SSL_CERT_DIR,
+// NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE), the settings of the package
+// runners (npm_config_*, UV_*, PIP_*, PIPX_*), and on Windows the
+// variables programs need there (SystemRoot, ComSpec, PATHEXT, TEMP,
+// USERPROFILE, APPDATA, ...); then the variables
+// [ServerConfig.InheritEnv] names, when set; then [ServerConfig.Env]. The
+// rest of the environment, such as the tokens of the program that runs
+// the manager, stays out of reach of upstream servers.
+//
+// The manager reads each process's standard error: it keeps the last
+// lines (20 lines, 4 KiB), which the errors of failed connections and of
+// calls cut short by a crash quote ("connect to MCP server "x": ... EOF;
+// stderr: fatal: missing API key"), and passes each line on to
+// [ServerConfig.Stderr] and, with [ServerConfig.LogStderr], to the log. A
+// failed connection attempt, a process that exits while its session is
+// open, and each restart that follows (its attempt number and cause,
+// stderr included) are logged at level Warn through [WithLogger].
+//
+// A connection attempt is bounded by [WithConnectTimeout] (30 seconds by
+// default) or the server's own [ServerConfig.ConnectTimeout]. The first
+// start through a package runner (npx, pnpx, bunx, uvx, pipx) may
+// download the server first: without a bound of its own, it gets
+// [PackageRunnerConnectTimeout] when that is longer. An attempt that runs
+// out of time says which setting raises it ([WithConnectTimeoutSettings]).
+//
 // # Sessions
 //
 // A server's session is opened on first use and shared by all the calls to

@@ -71,6 +71,9 @@ type options struct {
 	logger         *slog.Logger
 	shared         *mcp.ClientCapabilities
 	notifications  ServerNotifications
+	// The names of the connect timeout settings, for errors (see
+	// WithConnectTimeoutSettings).
+	globalTimeoutSetting, ownTimeoutSetting string
 }
 
 type namedConfig struct {

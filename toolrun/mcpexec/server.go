@@ -47,6 +47,17 @@ type server struct {
 	// skipped are the tools of the last listing that could not become
 	// metatools tools.
 	skipped []SkippedTool
+	// For command servers: the process behind each session, whose
+	// standard error errors quote; whether a session was ever opened
+	// (the first start may take longer, see [PackageRunnerConnectTimeout]);
+	// and how the last process that ended by itself did, until the next
+	// connection.
+	procs         map[*mcp.ClientSession]*process
+	connectedOnce bool
+	lastExit      string
+	// stderrMu makes the lines of the server's processes reach
+	// ServerConfig.Stderr one at a time.
+	stderrMu sync.Mutex
 }
 
 // conn is one connection to a server: an MCP client declaring some
@@ -72,7 +83,7 @@ type dialAttempt struct {
 }
 
 func newServer(m *Manager, name string, cfg ServerConfig) *server {
-	s := &server{m: m, name: name, cfg: cfg, callers: map[Client]*conn{}}
+	s := &server{m: m, name: name, cfg: cfg, callers: map[Client]*conn{}, procs: map[*mcp.ClientSession]*process{}}
 	s.shared = s.newConn(nil)
 	if cfg.URL != "" {
 		s.httpClient, s.http = newHTTPClient(&cfg)
@@ -159,15 +170,33 @@ func (s *server) backoffError(wait time.Duration) *errors.Error {
 func (c *conn) connect(d *dialAttempt) {
 	s := c.s
 	defer s.m.wg.Done()
-	ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.connectTimeout)
+	s.mu.Lock()
+	budget := s.connectBudget()
+	attempt, cause := s.failures+1, s.lastExit
+	if s.lastErr != nil {
+		cause = s.lastErr.Error()
+	}
+	s.mu.Unlock()
+	if cause != "" {
+		msg := "reconnecting to MCP server"
+		if s.cfg.Command != "" {
+			msg = "restarting MCP server"
+		}
+		s.m.opts.logger.Warn(msg, "server", s.name, "attempt", attempt, "cause", cause)
+	}
+	ctx, cancel := context.WithTimeout(s.m.ctx, budget.timeout)
 	defer cancel()
-	sess, err := c.open(ctx)
+	sess, proc, err := c.open(ctx)
 
 	s.mu.Lock()
 	c.dial = nil
 	switch {
 	case err != nil:
-		s.lastErr = s.connectError(ctx, err)
+		stderr := ""
+		if proc != nil {
+			stderr = proc.stderrSummary()
+		}
+		s.lastErr = s.connectError(ctx, err, budget, stderr)
 		s.failures++
 		delay := s.m.opts.backoff(s.failures)
 		s.retryAt = time.Now().Add(delay)
@@ -175,6 +204,9 @@ func (c *conn) connect(d *dialAttempt) {
 		e := *s.lastErr
 		e.Meta = maps.Clone(e.Meta)
 		d.err = toolrun.WithRetryAfter(&e, delay)
+		if s.m.ctx.Err() == nil {
+			s.m.opts.logger.Warn("MCP server connection failed", "server", s.name, "attempt", s.failures, "error", s.lastErr.Err)
+		}
 	case s.closed || (c.caller != nil && s.callers[c.caller] != c):
 		// The server was closed, or the client went away, while the
 		// session was being opened.
@@ -182,7 +214,12 @@ func (c *conn) connect(d *dialAttempt) {
 	default:
 		d.sess = sess
 		c.sess = sess
-		s.failures, s.retryAt, s.lastErr = 0, time.Time{}, nil
+		s.failures, s.retryAt, s.lastErr, s.lastExit = 0, time.Time{}, nil, ""
+		s.connectedOnce = true
+		if proc != nil {
+			proc.established.Store(true)
+			s.procs[sess] = proc
+		}
 		s.m.wg.Add(1)
 		go c.watch(sess)
 	}
@@ -193,31 +230,73 @@ func (c *conn) connect(d *dialAttempt) {
 	close(d.done)
 }
 
-// open starts a session on a new transport.
-func (c *conn) open(ctx context.Context) (*mcp.ClientSession, error) {
+// connectBudget is the bound of a connection attempt, and where it comes
+// from, so that an attempt that runs out of time can say which setting
+// raises it.
+type connectBudget struct {
+	timeout time.Duration
+	// own reports a bound set for the server alone
+	// (ServerConfig.ConnectTimeout); runner names the package runner whose
+	// first start got [PackageRunnerConnectTimeout].
+	own    bool
+	runner string
+}
+
+// connectBudget returns the bound of the server's next connection
+// attempt. It must be called with s.mu held.
+func (s *server) connectBudget() connectBudget {
+	if s.cfg.ConnectTimeout > 0 {
+		return connectBudget{timeout: time.Duration(s.cfg.ConnectTimeout), own: true}
+	}
+	d := s.m.opts.connectTimeout
+	if runner := packageRunner(s.cfg.Command); runner != "" && !s.connectedOnce && d < PackageRunnerConnectTimeout {
+		return connectBudget{timeout: PackageRunnerConnectTimeout, runner: runner}
+	}
+	return connectBudget{timeout: d}
+}
+
+// explain says, for the error of an attempt that ran out of time, what
+// the bound was and which setting raises it.
+func (b connectBudget) explain(o *options) string {
+	global, own := o.timeoutSettings()
+	switch {
+	case b.own:
+		return fmt.Sprintf("no answer within %s; raise the server's %s", b.timeout, own)
+	case b.runner != "":
+		return fmt.Sprintf("no answer within %s, the budget of a first start through %s; set the server's %s to wait longer", b.timeout, b.runner, own)
+	}
+	return fmt.Sprintf("no answer within %s; raise %s, or set the server's %s", b.timeout, global, own)
+}
+
+// open starts a session on a new transport. For a command server, it
+// also returns the process it started, whose standard error a failure
+// may quote.
+func (c *conn) open(ctx context.Context) (*mcp.ClientSession, *process, error) {
 	s := c.s
 	var t mcp.Transport
+	var proc *process
 	switch {
 	case s.cfg.Command != "":
-		t = s.cfg.commandTransport(s.m.opts.terminate)
+		proc = s.newProcess()
+		t = proc
 	case s.cfg.URL != "":
 		s.http.takeFailedStatus()
 		t = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient}
 	default:
 		var err error
 		if t, err = s.cfg.Transport(ctx); err != nil {
-			return nil, fmt.Errorf("transport: %w", err)
+			return nil, nil, fmt.Errorf("transport: %w", err)
 		}
 		if t == nil {
-			return nil, errors.New("transport: the configured function returned no transport")
+			return nil, nil, errors.New("transport: the configured function returned no transport")
 		}
 	}
 	sess, err := c.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: c.protocolVersion()})
 	if err != nil {
-		return nil, err
+		return nil, proc, err
 	}
 	followLogs(ctx, sess)
-	return sess, nil
+	return sess, proc, nil
 }
 
 // protocolVersion is the protocol version the connection asks the server
@@ -236,14 +315,15 @@ func (c *conn) protocolVersion() string {
 	return ""
 }
 
-// connectError classifies the failure of a connection attempt.
-func (s *server) connectError(ctx context.Context, err error) *errors.Error {
+// connectError classifies the failure of a connection attempt, quoting
+// the last lines of the process's standard error, if any.
+func (s *server) connectError(ctx context.Context, err error, budget connectBudget, stderr string) *errors.Error {
 	var e *errors.Error
 	switch {
 	case s.m.ctx.Err() != nil:
 		return errClosed()
 	case ctx.Err() != nil:
-		e = errors.Errorf(errors.Unavailable, "no answer within %s: %w", s.m.opts.connectTimeout, err)
+		e = errors.Errorf(errors.Unavailable, "%s: %w", budget.explain(&s.m.opts), err)
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 		// The command or its directory is wrong: a configuration problem.
 		e = errors.E(errors.InvalidArgument, err)
@@ -256,7 +336,7 @@ func (s *server) connectError(ctx context.Context, err error) *errors.Error {
 		}
 	}
 	e.Backend = identity(s.name)
-	e.Err = fmt.Errorf("connect to MCP server %q: %w", s.name, e.Err)
+	e.Err = withStderr(fmt.Errorf("connect to MCP server %q: %w", s.name, e.Err), stderr)
 	// The call waiting for this connection was not sent.
 	return toolrun.MarkNotSent(e)
 }
@@ -265,14 +345,55 @@ func (s *server) connectError(ctx context.Context, err error) *errors.Error {
 // new one, and closes it: a session the server ended still holds
 // resources until it is closed.
 func (c *conn) watch(sess *mcp.ClientSession) {
-	defer c.s.m.wg.Done()
+	s := c.s
+	defer s.m.wg.Done()
 	_ = sess.Wait()
-	c.s.mu.Lock()
+	s.mu.Lock()
 	if c.sess == sess {
 		c.sess = nil
 	}
-	c.s.mu.Unlock()
+	s.mu.Unlock()
 	_ = sess.Close()
+	s.mu.Lock()
+	delete(s.procs, sess)
+	s.mu.Unlock()
+}
+
+// processEnded reports a process of the server that ended by itself once
+// its session was open: a crash, or an exit the manager did not ask for.
+// It is logged, and the next connection attempt says it follows it.
+func (s *server) processEnded(p *process, exit error) {
+	status := "exit status 0"
+	if exit != nil {
+		status = exit.Error()
+	}
+	stderr := p.tail.summary(stderrTailLines)
+	s.m.opts.logger.Warn("MCP server exited", "server", s.name, "status", status, "stderr", stderr)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.lastExit = withStderr(fmt.Errorf("the process exited (%s)", status), p.tail.summary(errorTailLines)).Error()
+	}
+}
+
+// stderrLine passes on a line of the standard error of a process of the
+// server, as its configuration asks.
+func (s *server) stderrLine(line []byte) {
+	if s.cfg.Stderr != nil {
+		s.stderrMu.Lock()
+		_, _ = s.cfg.Stderr.Write(append(line, '\n'))
+		s.stderrMu.Unlock()
+	}
+	if s.cfg.LogStderr {
+		s.m.opts.logger.Info("MCP server stderr", "server", s.name, "line", string(line))
+	}
+}
+
+// procOf returns the process behind a session, or nil.
+func (s *server) procOf(sess *mcp.ClientSession) *process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.procs[sess]
 }
 
 // discard drops a session found broken and closes it in the background,
@@ -307,6 +428,8 @@ func (s *server) do(ctx context.Context, resend func(error) bool, fn func(*mcp.C
 		if err != nil {
 			return err
 		}
+		// Looked up now: once the session ends, the server forgets it.
+		proc := s.procOf(sess)
 		done := c.track(ctx)
 		err = fn(sess)
 		done()
@@ -327,6 +450,10 @@ func (s *server) do(ctx context.Context, resend func(error) bool, fn func(*mcp.C
 			return e
 		}
 		c.discard(sess)
+		if proc != nil {
+			// The process may have crashed: what it said last tells why.
+			err = withStderr(err, proc.stderrSummary())
+		}
 		e := callError(err)
 		e.Backend = identity(s.name)
 		if notSent(err) {

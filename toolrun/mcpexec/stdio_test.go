@@ -40,10 +40,15 @@ func TestCommandSettings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"value": "from the config", "dir": dir}, out.Structured)
 
-	// The rest of the environment is inherited.
+	// The rest of the environment is passed only when asked for.
 	t.Setenv("MCPEXEC_TEST_INHERITED", "yes")
 	require.NoError(t, m.RemoveServer("demo"))
 	require.NoError(t, m.AddServer("demo", mcpexec.ServerConfig{Command: testServer}))
+	out, err = m.Execute(context.Background(), mcpCall("demo", "env", map[string]any{"name": "MCPEXEC_TEST_INHERITED"}))
+	require.NoError(t, err)
+	assert.Empty(t, out.Structured.(map[string]any)["value"])
+	require.NoError(t, m.RemoveServer("demo"))
+	require.NoError(t, m.AddServer("demo", mcpexec.ServerConfig{Command: testServer, InheritEnv: []string{"MCPEXEC_TEST_INHERITED"}}))
 	out, err = m.Execute(context.Background(), mcpCall("demo", "env", map[string]any{"name": "MCPEXEC_TEST_INHERITED"}))
 	require.NoError(t, err)
 	assert.Equal(t, "yes", out.Structured.(map[string]any)["value"])

@@ -22,11 +22,13 @@
 package catalog
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
 	"sync"
@@ -112,8 +114,13 @@ func WithProgress(fn func(u Upstream, done bool)) Option {
 	return func(o *options) { o.progress = fn }
 }
 
-// WithUpstreamStderr receives the standard error of MCP servers started as
-// commands; by default it is discarded.
+// WithUpstreamStderr streams the standard error of every MCP server
+// started as a command to w, line by line, each line prefixed by the
+// server's name in brackets ("[github] ..."), but for the servers whose
+// configuration says otherwise (stderr: quiet or log). By default only
+// the servers configured with stderr: stream are streamed, to the
+// process's standard error. The last lines are kept in any case, and
+// quoted by the errors of failed connections and calls.
 func WithUpstreamStderr(w io.Writer) Option { return func(o *options) { o.stderr = w } }
 
 // WithBuiltinOptions passes options to the built-in tools (a clock, an
@@ -131,7 +138,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	o := options{logger: slog.Default(), stderr: io.Discard}
+	o := options{logger: slog.Default()}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -147,7 +154,9 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	// server forwards from an upstream to the client of a call, so that
 	// upstreams offering tools only to clients able to answer their
 	// requests list those tools too.
+	connectTimeout := cmp.Or(time.Duration(cfg.Limits.ConnectTimeout), DefaultConnectTimeout)
 	c.mcp, err = mcpexec.NewManager(mcpexec.WithLogger(o.logger), mcpexec.WithServerNotifications(c.relay.notifications()),
+		mcpexec.WithConnectTimeout(connectTimeout), mcpexec.WithConnectTimeoutSettings("limits.connectTimeout", "connectTimeout"),
 		mcpexec.WithSharedCapabilities(mcp.ClientCapabilities{
 			Sampling:    &mcp.SamplingCapabilities{},
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
@@ -161,8 +170,9 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	// tools is re-listed.
 	indexOpts := []toolindex.Option{toolindex.WithSearcher(searcher)}
 	mcpErrs := map[string]error{}
+	stderr := newUpstreamStderr(o.stderr)
 	for _, s := range cfg.MCPServers {
-		if err := c.mcp.AddServer(s.Name, mcpConfig(s, o.stderr)); err != nil {
+		if err := c.mcp.AddServer(s.Name, mcpConfig(s, stderr)); err != nil {
 			mcpErrs[s.Name] = err
 			continue
 		}
@@ -313,7 +323,15 @@ func connectAll(ctx context.Context, jobs []job, timeout time.Duration, progress
 				progress(u, false)
 			}
 			start := time.Now()
-			jctx, cancel := context.WithTimeout(ctx, timeout)
+			bound := timeout
+			if u.Kind == "mcp" {
+				// The session manager bounds an MCP server's connection
+				// itself: with the server's own timeout, or a longer one
+				// for a first start through npx, and its error names the
+				// setting.
+				bound = math.MaxInt64
+			}
+			jctx, cancel := context.WithTimeout(ctx, bound)
 			defer cancel()
 			u.Tools, u.Err = j.connect(jctx)
 			u.Duration = time.Since(start)
@@ -348,20 +366,6 @@ func (c *Catalog) addBuiltin(ctx context.Context, local *toolrun.LocalExecutor, 
 		return 0, err
 	}
 	return len(tools), nil
-}
-
-// mcpConfig returns the session manager's configuration of a server. The
-// receiver of standard error is given to servers started as commands
-// only: the session manager refuses process settings on a URL server.
-func mcpConfig(s config.MCPServer, stderr io.Writer) mcpexec.ServerConfig {
-	cfg := mcpexec.ServerConfig{
-		Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir,
-		URL: s.URL, Headers: s.Headers,
-	}
-	if s.Command != "" {
-		cfg.Stderr = stderr
-	}
-	return cfg
 }
 
 // addMCPServer connects a server and registers the tools it lists.

@@ -196,7 +196,11 @@ type Limits struct {
 	// OPTIONS, PUT or DELETE, a gRPC method declared idempotent, or listed
 	// in its upstream's Idempotent).
 	Retries int `yaml:"retries"`
-	// ConnectTimeout bounds the connection of each upstream at start-up.
+	// ConnectTimeout bounds the connection of each upstream at start-up,
+	// and each later connection attempt to an MCP server (0: 30s). The
+	// first start of an MCP server through a package runner (npx, uvx,
+	// pipx, bunx, pnpx), which may download it, gets 2 minutes when this
+	// is shorter, unless the server sets its own connectTimeout.
 	ConnectTimeout Duration `yaml:"connectTimeout"`
 	// ChainSteps is the most steps of one run_chain call (0: the
 	// default, 32).
@@ -227,11 +231,26 @@ type MCPServer struct {
 	// Namespace is the namespace of its tools; it defaults to Name.
 	Namespace string `yaml:"namespace"`
 	// Command, Args, Env and Dir start the server as a child process
-	// speaking MCP over stdio.
+	// speaking MCP over stdio. The process does not get metatools' whole
+	// environment: only PATH, HOME, USER, the locale, TMPDIR, TERM,
+	// proxies, certificate authorities, the settings of npm, uv and pip
+	// (and on Windows SystemRoot and the like), the variables InheritEnv
+	// names, and Env.
 	Command string            `yaml:"command"`
 	Args    []string          `yaml:"args"`
 	Env     map[string]string `yaml:"env"`
 	Dir     string            `yaml:"dir"`
+	// InheritEnv passes more of metatools' environment variables to the
+	// process, when they are set: names, prefixes such as "AWS_*", or "*"
+	// for all of them. (Env: {NAME: ${NAME}} passes one too, but fails
+	// when it is not set.)
+	InheritEnv []string `yaml:"inheritEnv"`
+	// Stderr says what becomes of the process's standard error, beyond
+	// the last lines that errors quote (see [StderrMode]).
+	Stderr StderrMode `yaml:"stderr"`
+	// ConnectTimeout bounds each connection to the server, overriding
+	// limits.connectTimeout.
+	ConnectTimeout Duration `yaml:"connectTimeout"`
 	// URL is the server's streamable HTTP endpoint, with Headers sent on
 	// every request.
 	URL     string            `yaml:"url"`
@@ -590,6 +609,7 @@ func (c *Config) problems() []Problem {
 		at := keyPath{"mcpServers", i}
 		upstream(at, s.Name, s.Namespace)
 		idempotent(at, s.Idempotent)
+		validateProcess(at, s, add)
 		before := len(p)
 		switch {
 		case s.Command == "" && s.URL == "":

@@ -12,14 +12,22 @@
 //   - env returns {"value": the variable named by {"name": ...}, "dir":
 //     the working directory}.
 //
+// The crash tool also writes "testserver: crashing on request" to
+// standard error before it exits, and the environ tool returns
+// {"environ": the whole environment, as NAME=value strings}.
+//
 // With -ignore-stdin-close, the process also stays alive after its input
-// is closed, and ignores SIGTERM.
+// is closed, and ignores SIGTERM. With -fail MESSAGE, it writes a few
+// lines ending with MESSAGE to standard error and exits with status 1
+// without answering. With -mute, it reads its input and never answers.
 package main
 
 import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/signal"
@@ -35,7 +43,18 @@ var objectSchema = json.RawMessage(`{"type":"object"}`)
 
 func main() {
 	ignoreClose := flag.Bool("ignore-stdin-close", false, "stay alive after standard input is closed, ignoring SIGTERM")
+	fail := flag.String("fail", "", "write this to standard error, and exit with status 1")
+	mute := flag.Bool("mute", false, "read standard input, never answer")
 	flag.Parse()
+	if *fail != "" {
+		// Colours and a carriage return, as programs write for terminals.
+		fmt.Fprint(os.Stderr, "starting\r\n\x1b[31mconfig:\x1b[0m loaded\n"+*fail)
+		os.Exit(1)
+	}
+	if *mute {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return
+	}
 	if *ignoreClose {
 		signal.Ignore(syscall.SIGTERM)
 	}
@@ -51,6 +70,7 @@ func main() {
 				_ = f.Close()
 			}
 		}
+		fmt.Fprintln(os.Stderr, "testserver: crashing on request")
 		os.Exit(3)
 		return nil, nil
 	})
@@ -60,6 +80,9 @@ func main() {
 		for {
 			time.Sleep(time.Hour)
 		}
+	})
+	s.AddTool(&mcp.Tool{Name: "environ", InputSchema: objectSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return testtools.Structured(map[string]any{"environ": os.Environ()})
 	})
 	s.AddTool(&mcp.Tool{Name: "pid", InputSchema: objectSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return testtools.Structured(map[string]any{"pid": os.Getpid()})
