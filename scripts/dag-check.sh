@@ -12,12 +12,16 @@
 #
 # For every module M of versions.yaml, the modules M depends on (directly or
 # through others) must be the same according to go.mod and to README.md, and
-# the allow list of dag-M must be exactly those and M itself. As depguard
-# matches import paths by prefix, a rule that allows a module under whose
-# folder another module nests (toolrun, and toolrun/httpexec) must deny the
-# nested module by name unless it allows it, and the rule of a module with
-# modules nested in its folder must exclude their files ("!<path>/**").
-# Rules for folders that are not modules (yet) are not compared.
+# the depguard rule dag-M must let M's files import the packages of exactly
+# those modules and of M. That is decided the way depguard v2 decides it, on
+# every package folder of the workspace: each list is sorted and an import
+# is looked up by binary search, matching only if the nearest entry sorted
+# at or before it is a prefix of it; in lax mode an import is refused when
+# it matches the deny list and does not match a longer allow entry. (So a
+# catch-all deny entry stops working for paths that sort after another deny
+# entry: such rules must deny every forbidden module by name.) The rule of
+# a module with modules nested in its folder must also exclude their files
+# ("!<path>/**"). Rules for folders that are not modules (yet) are ignored.
 #
 # Usage: scripts/dag-check.sh [repo-root]   (default: this script's repo)
 set -euo pipefail
@@ -41,6 +45,17 @@ facts=$(
 			echo "gomod $m ${path#"$prefix"/}"
 		done
 	done <<<"$modules"
+
+	# Every package folder (a folder with a .go file), as "package MODULE PATH".
+	find . -mindepth 1 \( -name '.*' -o -name bin -o -name node_modules -o -name testdata \) -prune -o \
+		-type f -name '*.go' -print | sed -e 's#^\./##' -e 's#/[^/]*$##' | sort -u |
+		while read -r d; do
+			best=
+			while read -r m; do
+				if [[ $d == "$m" || $d == "$m"/* ]] && ((${#m} > ${#best})); then best=$m; fi
+			done <<<"$modules"
+			[[ -z $best ]] || echo "package $best $prefix/$d"
+		done
 
 	awk '
 		/<!--[ \t]*module graph[ \t]*-->/ { marker = 1; next }
@@ -69,11 +84,7 @@ facts=$(
 			v = clean(v)
 			if (field == "deny") { if (v !~ /^pkg:/) return; sub(/^pkg:[ \t]*/, "", v) }
 			if (field == "files") { sub(/^\$\{config-path\}\//, "", v); sub(/^!\$\{config-path\}\//, "!", v) }
-			if (field == "allow" || field == "deny") {
-				if (v == prefix || v "/" == prefix) v = "*"
-				else if (index(v, prefix) == 1) v = substr(v, length(prefix) + 1)
-				else return
-			}
+			if ((field == "allow" || field == "deny") && index(v, prefix) != 1 && v "/" != prefix) return
 			print field, rule, v
 		}
 		/^[ \t]*#/ || /^[ \t]*$/ { next }
@@ -99,7 +110,7 @@ facts=$(
 	' .golangci.yml | sed 's/^/depguard-/'
 )
 
-awk '
+LC_ALL=C awk '
 	function sorted(set,   k, out, n, i, j, t, a) {
 		n = 0
 		for (k in set) a[++n] = k
@@ -121,6 +132,23 @@ awk '
 		}
 	}
 	function add(kind, a, b) { edge[kind, a, ++deg[kind, a]] = b }
+	# lookup(LIST, N, S): depguard'"'"'s strInPrefixList on the sorted list:
+	# the greatest entry that sorts at or before S, if it is a prefix of S;
+	# its length, or -1.
+	function lookup(list, n, s,   i, best, e) {
+		best = ""
+		for (i = 1; i <= n; i++) { e = list[i]; if (e <= s && (best == "" || e > best)) best = e }
+		if (best != "" && index(s, best) == 1) return length(best)
+		return -1
+	}
+	function lax_allows(r, s,   i, a, d, la, ld) {
+		split("", a); split("", d)
+		for (i = 1; i <= nal[r]; i++) a[i] = al[r, i]
+		for (i = 1; i <= ndl[r]; i++) d[i] = dl[r, i]
+		la = lookup(a, nal[r] + 0, s); ld = lookup(d, ndl[r] + 0, s)
+		if (ld < 0) return 1
+		return la > ld
+	}
 	$1 == "module" { mods[$2] = 1; order[++nmods] = $2 }
 	$1 == "gomod" { add("gomod", $2, $3) }
 	$1 == "readme" { add("readme", $2, $3); rdeps[$3] = 1 }
@@ -131,8 +159,9 @@ awk '
 	$1 == "readme-bad" { fail("README.md line " $2 ": more than one -> on a line of the module graph") }
 	$1 == "readme-missing" { missing = 1 }
 	$1 == "depguard-rule" { rules[$2] = 1 }
-	$1 == "depguard-allow" { allow[$2, $3] = 1; allowed[$2] = allowed[$2] " " $3 }
-	$1 == "depguard-deny" { deny[$2, $3] = 1 }
+	$1 == "depguard-allow" { al[$2, ++nal[$2]] = $3 }
+	$1 == "depguard-deny" { dl[$2, ++ndl[$2]] = $3 }
+	$1 == "package" { pkgmod[++npkgs] = $2; pkgpath[npkgs] = $3 }
 	$1 == "depguard-files" { files[$2, $3] = 1 }
 	END {
 		if (missing) { fail("README.md has no fenced block after a <!-- module graph --> line"); exit 1 }
@@ -148,20 +177,11 @@ awk '
 			if (!(m in rules)) { fail(".golangci.yml has no depguard rule dag-" m); continue }
 			for (d in g) want[d] = 1
 			want[m] = 1
-			if (allow[m, "*"]) { fail("dag-" m " allows every module of the repository; list the ones " m " requires: " sorted(want)); continue }
-			split("", have)
-			n = split(allowed[m], list, " ")
-			for (k = 1; k <= n; k++) have[list[k]] = 1
-			for (d in have) {
-				if (!(d in mods)) fail("dag-" m " allows " d ", which is not a module in versions.yaml")
-				else if (!(d in want)) fail("dag-" m " allows " d ", which " m " does not require (go.mod)")
-			}
-			for (d in want) if (!(d in have)) fail("dag-" m " does not allow " d (d == m ? " itself" : ", which " m " requires (go.mod)"))
-			# Modules nested under an allowed one, which the prefix would let in.
-			for (d in have) for (j = 1; j <= nmods; j++) {
-				n2 = order[j]
-				if (index(n2, d "/") == 1 && !(n2 in have) && !deny[m, n2])
-					fail("dag-" m " allows " d ", which lets in " n2 " (nested in its folder): deny " n2 " by name")
+			for (k = 1; k <= npkgs; k++) {
+				pm = pkgmod[k]; pp = pkgpath[k]
+				ok = lax_allows(m, pp)
+				if (ok && !(pm in want)) fail("dag-" m " lets " m " import " pp ", but " m " does not require " pm " (go.mod)")
+				else if (!ok && (pm in want)) fail("dag-" m " refuses " pp ", but " m (pm == m ? " is its own module" : " requires " pm " (go.mod)"))
 			}
 			# The files of modules nested in m belong to their own rules.
 			for (j = 1; j <= nmods; j++) {

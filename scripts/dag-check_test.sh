@@ -21,6 +21,9 @@ modules:
   - dir: beta
     version: 0.0.0
 EOF
+# Package folders: dag-check replays depguard on their import paths.
+mkdir -p "$base/alpha/a"
+touch "$base/alpha/alpha.go" "$base/alpha/a/a.go" "$base/alpha/ext/ext.go" "$base/beta/beta.go"
 printf 'module example.com/fake/alpha\n\ngo 1.25.0\n' >"$base/alpha/go.mod"
 printf 'module example.com/fake/alpha/ext\n\ngo 1.25.0\n\nrequire example.com/fake/alpha v0.0.0\n\nreplace example.com/fake/alpha => ..\n' >"$base/alpha/ext/go.mod"
 cat >"$base/beta/go.mod" <<'EOF'
@@ -71,17 +74,23 @@ linters:
               desc: "alpha imports nothing"
             - pkg: example.com/fake/alpha/ext
               desc: "ext requires alpha"
+            - pkg: example.com/fake/beta
+              desc: "with two deny entries, every forbidden module is denied by name"
         dag-alpha/ext:
           files: ["${config-path}/alpha/ext/**"]
           allow:
             - example.com/fake/alpha
             - example.com/fake/alpha/ext
+          deny:
+            - pkg: example.com/fake/
         dag-beta:
           files: ["${config-path}/beta/**"]
           allow:
             - "example.com/fake/alpha"
             - example.com/fake/alpha/ext # the extension
             - example.com/fake/beta
+          deny:
+            - pkg: example.com/fake/
         dag-gamma:
           allow:
             - example.com/fake/whatever
@@ -137,16 +146,26 @@ case_ "README with two arrows on a line" "more than one -> on a line" \
 	"sed -i.bak 's#^beta      -> alpha/ext#beta -> alpha/ext -> alpha#' README.md"
 case_ "a module without a depguard rule" ".golangci.yml has no depguard rule dag-beta" \
 	"sed -i.bak 's#dag-beta:#dag-betax:#' .golangci.yml"
-case_ "a rule allowing a module not required" "dag-alpha allows beta, which alpha does not require" \
+case_ "a rule allowing a module not required" "dag-alpha/ext lets alpha/ext import example.com/fake/beta, but alpha/ext does not require beta (go.mod)" \
 	"sed -i.bak 's#^            - example.com/fake/alpha\$#            - example.com/fake/alpha\n            - example.com/fake/beta#' .golangci.yml"
-case_ "a rule missing a required module" "dag-beta does not allow alpha, which beta requires" \
+case_ "a rule missing a required module" "dag-beta refuses example.com/fake/alpha, but beta requires alpha (go.mod)" \
 	"sed -i.bak '/\"example.com\\/fake\\/alpha\"/d' .golangci.yml"
-case_ "a rule allowing every module" "dag-beta allows every module of the repository" \
-	"sed -i.bak 's#- example.com/fake/beta\$#- example.com/fake/#' .golangci.yml"
-case_ "a rule allowing an unknown module" "dag-beta allows zeta, which is not a module" \
-	"sed -i.bak 's#- example.com/fake/beta\$#- example.com/fake/beta\n            - example.com/fake/zeta#' .golangci.yml"
-case_ "a nested module let in by its parent's path" "dag-alpha allows alpha, which lets in alpha/ext (nested in its folder): deny alpha/ext by name" \
+case_ "a rule refusing the module itself" "dag-beta refuses example.com/fake/beta, but beta is its own module" \
+	"sed -i.bak '/- example.com\\/fake\\/beta\$/d' .golangci.yml"
+case_ "a rule without deny entries lets everything in" "dag-alpha/ext lets alpha/ext import example.com/fake/beta" \
+	"awk '/dag-alpha\\/ext:/ { on = 1 } on && /deny:/ { getline; on = 0; next } { print }' .golangci.yml >g.tmp && mv g.tmp .golangci.yml"
+case_ "a rule allowing every module, for a module that requires them all" "" \
+	"sed -i.bak 's#- example.com/fake/beta\$#- example.com/fake/#' .golangci.yml && awk '/dag-beta:/ { on = 1 } on && /deny:/ { getline; on = 0; next } { print }' .golangci.yml >g.tmp && mv g.tmp .golangci.yml"
+# depguard'"'"'s lookup sees only the nearest allow entry sorted before an
+# import: alpha/util sorts after alpha/ext, so allowing both alpha and
+# alpha/ext does not let alpha/util in (a deny entry sorted in between
+# that is not a prefix of it would).
+case_ "a package sorted after an allowed nested module" "dag-alpha/ext refuses example.com/fake/alpha/util, but alpha/ext requires alpha (go.mod)" \
+	"mkdir alpha/util && touch alpha/util/util.go"
+case_ "a nested module let in by its parent's path" "dag-alpha lets alpha import example.com/fake/alpha/ext, but alpha does not require alpha/ext" \
 	"sed -i.bak '/pkg: example.com\\/fake\\/alpha\\/ext/d' .golangci.yml"
+case_ "a catch-all deny entry hidden by another deny entry" "dag-alpha lets alpha import example.com/fake/beta, but alpha does not require beta" \
+	"sed -i.bak '/pkg: example.com\\/fake\\/beta/d' .golangci.yml"
 case_ "a parent's rule covering a nested module's files" "dag-alpha also covers the files of alpha/ext" \
 	"sed -i.bak '/!\${config-path}\\/alpha\\/ext/d' .golangci.yml"
 case_ "go.mod requiring a module through another counts" "" \
