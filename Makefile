@@ -52,7 +52,9 @@ help: ## List the targets.
 .PHONY: check
 check: ## The full gate (README's test command; CI runs it).
 	@$(MAKE) workspace-check
+	@$(MAKE) dag-check
 	@$(MAKE) test-scripts
+	@$(MAKE) deps-check
 	@$(MAKE) fmt-check
 	@$(MAKE) vet
 	@$(MAKE) lint
@@ -123,10 +125,11 @@ vet: ## go vet every module.
 	$(GO) vet work
 
 # testdata/ is skipped: it may hold deliberately unformatted Go (golden files).
+# A module nested in another's folder (toolrun/httpexec) is found twice: sort -u.
 .PHONY: fmt-check
 fmt-check: ## Fail when gofmt would change a file.
 	@$(call banner,gofmt -l)
-	@out=$$(find $(MODULES) -name '*.go' -not -path '*/testdata/*' -exec gofmt -l {} +); \
+	@out=$$(find $(MODULES) -name '*.go' -not -path '*/testdata/*' | sort -u | xargs gofmt -l); \
 	if [ -n "$$out" ]; then echo "gofmt would change (run make fmt):"; echo "$$out"; exit 1; fi
 
 .PHONY: fmt
@@ -179,10 +182,27 @@ workspace-check: ## versions.yaml, go.work, folders and go.mod files agree.
 	@$(call banner,workspace-check)
 	@bash scripts/workspace-check.sh
 
+.PHONY: dag-check
+dag-check: ## README.md's module graph, the go.mod files and the depguard rules agree.
+	@$(call banner,dag-check)
+	@bash scripts/dag-check.sh
+
+# A throw-away program importing only toolrun (GOWORK=off, replace lines to
+# this checkout): no grpc-go, protobuf or kin-openapi in its module graph,
+# and golang.org/x/oauth2 only through the MCP go-sdk.
+.PHONY: deps-check
+deps-check: ## A program importing only toolrun gets none of the integrations' dependencies.
+	@$(call banner,deps-check)
+	@bash scripts/deps-check.sh
+
 .PHONY: test-scripts
 test-scripts: ## Tests of scripts/*.sh (+ shellcheck when it is installed).
 	@$(call banner,scripts/workspace-check_test.sh)
 	@bash scripts/workspace-check_test.sh
+	@$(call banner,scripts/dag-check_test.sh)
+	@bash scripts/dag-check_test.sh
+	@$(call banner,scripts/deps-check_test.sh)
+	@bash scripts/deps-check_test.sh
 	@if command -v shellcheck >/dev/null; then \
 	  $(call banner,shellcheck); shellcheck -x scripts/*.sh .ci/run && echo "shellcheck: ok"; \
 	else echo "(shellcheck not installed: skipped)"; fi

@@ -100,6 +100,22 @@ gomod_replaces() {
 	' "$1"
 }
 
+# relpath FROM TO prints the path of folder TO relative to folder FROM, both
+# given relative to the same root without "." or ".." components:
+# relpath toolrun/httpexec toolrun prints "..", relpath toolserver
+# toolrun/httpexec prints "../toolrun/httpexec".
+relpath() {
+	awk -v from="$1" -v to="$2" 'BEGIN {
+		nf = split(from, f, "/"); nt = split(to, t, "/")
+		c = 0
+		while (c < nf && c < nt && f[c + 1] == t[c + 1]) c++
+		out = ""
+		for (i = c + 1; i <= nf; i++) out = out (out == "" ? "" : "/") ".."
+		for (i = c + 1; i <= nt; i++) out = out (out == "" ? "" : "/") t[i]
+		print (out == "" ? "." : out)
+	}'
+}
+
 # semver_cmp A B prints -1, 0 or 1 comparing two X.Y.Z versions (a leading
 # "v" is ignored).
 semver_cmp() {

@@ -16,6 +16,10 @@
 #   --allow-dirty  dry run only: report an unclean work tree instead of
 #                  refusing (used by `make release-check` while editing)
 #
+# A module is named by its folder in versions.yaml; a module nested in
+# another's folder is tagged with its whole path (toolrun/httpexec/vX.Y.Z),
+# as Go expects of a module in a subfolder of the repository.
+#
 # Versions are X.Y.Z, with or without a leading v. For each module M being
 # released at V, in versions.yaml order:
 #   a. set M's require lines for released siblings to their (new) versions

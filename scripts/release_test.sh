@@ -221,6 +221,38 @@ check "alpha's tag predates the commit that requires alpha v0.1.0" \
 check "--all pushed three tags" test "$(git ls-remote --tags origin | grep -vc '\^{}$')" = 3
 check "--all records every version" test "$(grep -c 'version: 0.1.0' versions.yaml)" = 3
 
+# ------------------------------------------------------------------ nested module
+# alpha/ext is a module nested in alpha's folder that requires alpha (as
+# toolrun/httpexec does toolrun): listed after alpha, tagged alpha/ext/vX.Y.Z.
+new_repo nested
+mkdir alpha/ext
+cat >alpha/ext/go.mod <<'EOF2'
+module example.com/fake/alpha/ext
+
+go 1.25.0
+
+require example.com/fake/alpha v0.0.0
+
+replace example.com/fake/alpha => ..
+EOF2
+printf '# Changelog\n\n## Unreleased\n\n- ext: first feature\n' >alpha/ext/CHANGELOG.md
+awk '{ print } /dir: alpha$/ { getline; print; print "  - dir: alpha/ext"; print "    version: 0.0.0" }' versions.yaml >v.tmp && mv v.tmp versions.yaml
+git add -A && git commit -q -m "nested module"
+run_refused "refuses a nested module whose parent is unreleased" \
+	"alpha/ext requires alpha, which is not released yet" alpha/ext 0.1.0
+run_ok "--apply --all 0.1.0 with a nested module succeeds" --apply --all 0.1.0
+check "the nested module is released right after its parent" \
+	test "$(git log --format=%s -4 | tr '\n' ',')" = "gamma: release v0.1.0,beta: release v0.1.0,alpha/ext: release v0.1.0,alpha: release v0.1.0,"
+check "the nested module's tag is alpha/ext/v0.1.0" test "$(git cat-file -t alpha/ext/v0.1.0 2>&1)" = tag
+check "the nested module requires its parent's new version" grep -qF "require example.com/fake/alpha v0.1.0" alpha/ext/go.mod
+check "the nested module keeps its relative replace line" grep -qF "replace example.com/fake/alpha => .." alpha/ext/go.mod
+check "the nested module's version is recorded" grep -qE '^    version: 0\.1\.0$' <(sed -n '/dir: alpha\/ext/,/version/p' versions.yaml)
+check "the nested module's CHANGELOG is released" grep -qF "## v0.1.0 — 2026-01-02" alpha/ext/CHANGELOG.md
+run_ok "the nested module alone, above its parent's version" --apply alpha/ext 0.3.0
+run_ok "the parent's tags are not confused with the nested module's" alpha 0.2.0
+check "the parent's plan names only the parent's tag" grep -qF "git tag -a alpha/v0.2.0" <<<"$out"
+run_refused "the nested module's own tags still count" "not greater than its existing tag alpha/ext/v0.3.0" alpha/ext 0.2.0
+
 # A failed push undoes the local commits and tags (the push is atomic).
 new_repo rejected
 printf '#!/bin/sh\necho "rejected by test hook" >&2\nexit 1\n' >"$tmp/rejected.origin.git/hooks/pre-receive"

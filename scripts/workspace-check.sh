@@ -7,8 +7,10 @@
 #   - go.work says `go $GO_FLOOR` (the floor, never a local patch version)
 #     and has no toolchain line;
 #   - each module's go.mod says `module <prefix>/<dir>` and `go $GO_FLOOR`,
-#     has no toolchain line, and has a `replace <sibling> => ../<sibling>`
-#     line for every sibling it requires (so GOWORK=off builds work);
+#     has no toolchain line, and has a `replace <sibling> => <path>` line
+#     for every sibling it requires, <path> being the sibling's folder
+#     relative to the module's (../toolmodel; .. from toolrun/httpexec to
+#     toolrun), so GOWORK=off builds work;
 #   - a required sibling is listed before its dependent in versions.yaml
 #     (that order is the release order);
 #   - each module has a CHANGELOG.md with a "## Unreleased" section and a
@@ -54,8 +56,11 @@ if grep -Eq '^toolchain[[:space:]]' go.work; then
 	fail "go.work: remove the toolchain line (the go line is the floor)"
 fi
 
-# Top-level folders holding a go.mod (hidden folders and bin/ excluded).
-disk_dirs=$(for f in */go.mod; do [[ -f $f ]] && dirname "$f"; done | grep -v '^bin$' || true)
+# Folders holding a go.mod, at any depth (a module may nest in another's
+# folder, like toolrun/httpexec): hidden folders, bin/, node_modules/ and
+# testdata/ are not searched, and symbolic links are not followed.
+disk_dirs=$(find . -mindepth 2 \( -name '.*' -o -name bin -o -name node_modules -o -name testdata \) -prune -o \
+	-type f -name go.mod -print | sed -e 's#^\./##' -e 's#/go\.mod$##' | sort)
 
 compare() { # compare NAME-A LIST-A NAME-B LIST-B
 	local only
@@ -94,8 +99,9 @@ while read -r dir _; do
 		[[ $seen == *" $sib "* ]] ||
 			fail "$mod: requires $sib, which versions.yaml lists after $dir (the list is the release order)"
 		target=$(awk -v p="$path" '$1 == p { print $2 }' <<<"$replaces")
-		[[ $target == "../$sib" ]] ||
-			fail "$mod: requires $path but has no 'replace $path => ../$sib' line${target:+ (it has => $target)}"
+		rel=$(relpath "$dir" "$sib")
+		[[ $target == "$rel" ]] ||
+			fail "$mod: requires $path but has no 'replace $path => $rel' line${target:+ (it has => $target)}"
 	done < <(gomod_requires "$mod" "$prefix")
 
 	if [[ ! -f $dir/CHANGELOG.md ]]; then

@@ -76,6 +76,18 @@ case_ "missing CHANGELOG.md" "alpha/CHANGELOG.md is missing" "rm alpha/CHANGELOG
 case_ "CHANGELOG.md without Unreleased" "beta/CHANGELOG.md has no '## Unreleased'" "printf '# Changelog\n' >beta/CHANGELOG.md"
 case_ "module without a depguard rule" "no depguard rule dag-beta" "sed -i.bak '/dag-beta/d' .golangci.yml"
 
+# A module nested in another's folder (alpha/nested requires alpha): its
+# replace lines are relative to its own folder.
+nest='mkdir alpha/nested && printf "module example.com/fake/alpha/nested\n\ngo 1.25.0\n\nrequire example.com/fake/alpha v0.0.0\n\nreplace example.com/fake/alpha => ..\n" >alpha/nested/go.mod && printf "# Changelog\n\n## Unreleased\n" >alpha/nested/CHANGELOG.md && printf "        dag-alpha/nested:\n" >>.golangci.yml'
+listnest='printf "  - dir: alpha/nested\n    version: 0.0.0\n" >>versions.yaml && printf "go 1.25.0\nuse ./alpha\nuse ./beta\nuse ./alpha/nested\n" >go.work'
+case_ "a nested module passes" "" "$nest && $listnest"
+case_ "nested folder with a go.mod not listed" "in the folders with a go.mod but not in versions.yaml: alpha/nested" "$nest"
+case_ "nested module with a replace relative to the root" "has no 'replace example.com/fake/alpha => ..' line (it has => ../alpha)" \
+	"$nest && $listnest && sed -i.bak 's#=> \.\.\$#=> ../alpha#' alpha/nested/go.mod"
+case_ "module requiring a nested one needs its path" "has no 'replace example.com/fake/alpha/nested => ../alpha/nested' line" \
+	"$nest && $listnest && printf 'require example.com/fake/alpha/nested v0.0.0\n' >>beta/go.mod"
+case_ "go.mod under testdata/ is not a module" "" "mkdir -p alpha/testdata/x && printf 'module example.com/x\n' >alpha/testdata/x/go.mod"
+
 echo
 echo "workspace-check_test: $passed passed, $failed failed"
 ((failed == 0))

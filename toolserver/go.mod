@@ -12,6 +12,9 @@ require (
 	github.com/metatools-go/metatools/toolindex v0.0.0
 	github.com/metatools-go/metatools/toolmodel v0.0.0
 	github.com/metatools-go/metatools/toolrun v0.0.0
+	github.com/metatools-go/metatools/toolrun/grpcexec v0.0.0
+	github.com/metatools-go/metatools/toolrun/httpexec v0.0.0
+	github.com/metatools-go/metatools/toolrun/openapi v0.0.0
 	github.com/metatools-go/metatools/toolsearch v0.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/ory/fosite v0.49.0
@@ -136,5 +139,8 @@ replace (
 	github.com/metatools-go/metatools/toolindex => ../toolindex
 	github.com/metatools-go/metatools/toolmodel => ../toolmodel
 	github.com/metatools-go/metatools/toolrun => ../toolrun
+	github.com/metatools-go/metatools/toolrun/grpcexec => ../toolrun/grpcexec
+	github.com/metatools-go/metatools/toolrun/httpexec => ../toolrun/httpexec
+	github.com/metatools-go/metatools/toolrun/openapi => ../toolrun/openapi
 	github.com/metatools-go/metatools/toolsearch => ../toolsearch
 )

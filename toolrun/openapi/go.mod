@@ -1,0 +1,43 @@
+module github.com/metatools-go/metatools/toolrun/openapi
+
+go 1.25.0
+
+require (
+	github.com/getkin/kin-openapi v0.152.0
+	github.com/metatools-go/metatools/errors v0.0.0
+	github.com/metatools-go/metatools/toolindex v0.0.0
+	github.com/metatools-go/metatools/toolmodel v0.0.0
+	github.com/metatools-go/metatools/toolrun v0.0.0
+	github.com/metatools-go/metatools/toolrun/httpexec v0.0.0
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/go-openapi/jsonpointer v0.22.5 // indirect
+	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/kr/pretty v0.3.1 // indirect
+	github.com/oasdiff/yaml v0.1.1 // indirect
+	github.com/oasdiff/yaml3 v0.0.14 // indirect
+	github.com/rogpeppe/go-internal v1.14.1 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/oauth2 v0.36.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/text v0.40.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
+)
+
+replace (
+	github.com/metatools-go/metatools/errors => ../../errors
+	github.com/metatools-go/metatools/toolindex => ../../toolindex
+	github.com/metatools-go/metatools/toolmodel => ../../toolmodel
+	github.com/metatools-go/metatools/toolrun => ..
+	github.com/metatools-go/metatools/toolrun/httpexec => ../httpexec
+)
