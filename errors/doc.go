@@ -11,7 +11,8 @@
 //     sentinel ([ErrNotFound], [ErrTimeout], ...) matched by [Is];
 //   - [*Error], which carries a code together with the operation, tool and
 //     backend concerned, whether a retry may help, extra metadata and the
-//     underlying cause, built with [E], [Errorf] or [Opf]; [CodeOf] and
+//     underlying cause, built with [E], [Errorf] or [Opf] ([WithOp] names the operation of
+//     an error from elsewhere); [CodeOf] and
 //     [IsRetryable] read them from any error chain;
 //   - [FromContext], which turns a context's end into an error of code
 //     [Timeout] or [Canceled];

@@ -268,3 +268,29 @@ func TestFromContextPassedDeadline(t *testing.T) {
 		t.Errorf("FromContext of a passed deadline = %v, want a timeout", e)
 	}
 }
+
+func TestWithOp(t *testing.T) {
+	inner := &errors.Error{Code: errors.Unavailable, Retryable: false, Meta: map[string]string{"k": "v"}, Err: io.EOF}
+	got := errors.WithOp("mcpexec.Session", fmt.Errorf("connect: %w", inner))
+	if got.Op != "mcpexec.Session" || got.Code != errors.Unavailable || got.Retryable || got.Meta["k"] != "v" || got.Error() != "mcpexec.Session: connect: EOF" {
+		t.Errorf("WithOp of an *Error = %+v, want its facts kept and the op set", got)
+	}
+	if inner.Op != "" {
+		t.Errorf("WithOp modified the inner error: %+v", inner)
+	}
+	if top := errors.WithOp("op", inner); top.Err != io.EOF || //nolint:errorlint // identity: the cause itself, not wrapped
+		top.Op != "op" || top.Meta["k"] != "v" {
+		t.Errorf("WithOp of a top *Error = %+v, want a copy with the op", top)
+	}
+	named := &errors.Error{Code: errors.NotFound, Op: "inner"}
+	if got := errors.WithOp("outer", named); got.Op != "inner" {
+		t.Errorf("WithOp replaced the op of %+v: %q", named, got.Op)
+	}
+	plain := errors.WithOp("op", context.DeadlineExceeded)
+	if plain.Code != errors.Timeout || !plain.Retryable || !errors.Is(plain, context.DeadlineExceeded) {
+		t.Errorf("WithOp of a plain error = %+v, want it classified by CodeOf", plain)
+	}
+	if errors.WithOp("op", nil) != nil {
+		t.Error("WithOp(nil) != nil")
+	}
+}
