@@ -59,21 +59,24 @@ func Opf(op string, code Code, format string, args ...any) *Error {
 	return e
 }
 
-// WithOp returns err as an *Error naming operation op where it names none
-// yet, for an error that comes from elsewhere. An *Error is copied with
-// Op set (see [Error.With]); an error that wraps one with more context is
-// wrapped in an *Error of op with the first one's code, retryability and
-// metadata; an error outside the taxonomy is wrapped with the code
-// [CodeOf] gives it. It returns nil for nil. Use
+// WithOp returns err as an *Error of operation op, for an error that
+// comes from elsewhere, keeping the code, retryability and metadata of the
+// first *Error of err's chain. An *Error without an operation of its own
+// is copied with Op set (see [Error.With]); any other error that holds one
+// (one naming an inner operation, or wrapping one with more context)
+// becomes the cause of an *Error of op with those facts, so that its
+// message reads "op: inner op: cause"; an error outside the taxonomy is
+// wrapped with the code [CodeOf] gives it. It returns nil for nil. Use
 // [Opf] for an error of the operation's own.
 func WithOp(op string, err error) *Error {
 	if err == nil {
 		return nil
 	}
-	if e := asError(err); e == err { //nolint:errorlint // identity: is the *Error the top of the chain?
+	if e := asError(err); e == err && e.Op == "" { //nolint:errorlint // identity: is the *Error the top of the chain?
 		return e.With(op, "", "")
 	} else if e != nil {
-		// err adds context to e: keep err's text, and e's facts.
+		// err adds context to e, or e names an operation of its own:
+		// keep err's text, and e's facts.
 		return &Error{Code: e.Code, Op: op, Retryable: e.Retryable, Meta: maps.Clone(e.Meta), Err: err}
 	}
 	e := E(CodeOf(err), err)

@@ -283,8 +283,8 @@ func TestWithOp(t *testing.T) {
 		t.Errorf("WithOp of a top *Error = %+v, want a copy with the op", top)
 	}
 	named := &errors.Error{Code: errors.NotFound, Op: "inner"}
-	if got := errors.WithOp("outer", named); got.Op != "inner" {
-		t.Errorf("WithOp replaced the op of %+v: %q", named, got.Op)
+	if got := errors.WithOp("outer", named); got.Op != "outer" || got.Code != errors.NotFound || got.Error() != "outer: inner: not_found" {
+		t.Errorf("WithOp of an error with an op = %+v (%v), want it wrapped by the outer op", got, got)
 	}
 	plain := errors.WithOp("op", context.DeadlineExceeded)
 	if plain.Code != errors.Timeout || !plain.Retryable || !errors.Is(plain, context.DeadlineExceeded) {

@@ -145,23 +145,6 @@ func New(opts ...Option) *MemoryIndex {
 	return ix
 }
 
-// opError returns an *errors.Error of code with op set.
-func opError(op string, code errors.Code, format string, args ...any) *errors.Error {
-	e := errors.Errorf(code, format, args...)
-	e.Op = op
-	return e
-}
-
-// ctxError returns ctx's error, classified, when ctx is done.
-func ctxError(ctx context.Context, op string) error {
-	if err := ctx.Err(); err != nil {
-		e := errors.E(errors.CodeOf(err), err)
-		e.Op = op
-		return e
-	}
-	return nil
-}
-
 // prepare validates a registration and returns a copy that shares nothing
 // with the caller's.
 func prepare(reg *Registration) (Registration, error) {
@@ -190,11 +173,11 @@ func (ix *MemoryIndex) RegisterMCPTools(ctx context.Context, namespace string, b
 	regs := make([]Registration, len(tools))
 	for i, t := range tools {
 		if t == nil {
-			return opError(op, errors.InvalidArgument, "tools[%d] is nil", i)
+			return errors.Opf(op, errors.InvalidArgument, "tools[%d] is nil", i)
 		}
 		tool, err := toolmodel.FromMCP(t, namespace)
 		if err != nil {
-			return opError(op, errors.InvalidArgument, "tools[%d]: %w", i, err)
+			return errors.Opf(op, errors.InvalidArgument, "tools[%d]: %w", i, err)
 		}
 		regs[i] = Registration{Tool: tool, Backend: backend}
 	}
@@ -202,7 +185,7 @@ func (ix *MemoryIndex) RegisterMCPTools(ctx context.Context, namespace string, b
 }
 
 func (ix *MemoryIndex) registerAll(ctx context.Context, op string, regs []Registration, opts []RegisterOption) error {
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return err
 	}
 	prepared := make([]Registration, len(regs))
@@ -210,7 +193,7 @@ func (ix *MemoryIndex) registerAll(ctx context.Context, op string, regs []Regist
 		p, err := prepare(&regs[i])
 		if err != nil {
 			if len(regs) > 1 {
-				return opError(op, errors.InvalidArgument, "registration %d: %w", i, err)
+				return errors.Opf(op, errors.InvalidArgument, "registration %d: %w", i, err)
 			}
 			return err
 		}
@@ -244,7 +227,7 @@ func (ix *MemoryIndex) change(ctx context.Context, op string, stage func(*txn) e
 // UnregisterBackend implements [Index].
 func (ix *MemoryIndex) UnregisterBackend(ctx context.Context, identity string) (int, error) {
 	const op = "toolindex.UnregisterBackend"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return 0, err
 	}
 	changed := 0
@@ -267,14 +250,14 @@ func (ix *MemoryIndex) UnregisterBackend(ctx context.Context, identity string) (
 // lookup returns the entry of a tool. The entry may be read without the
 // lock, since entries are never modified.
 func (ix *MemoryIndex) lookup(ctx context.Context, op, id string) (*entry, error) {
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return nil, err
 	}
 	ix.mu.RLock()
 	e := ix.tools[id]
 	ix.mu.RUnlock()
 	if e == nil {
-		err := opError(op, errors.NotFound, "no tool %q", id)
+		err := errors.Opf(op, errors.NotFound, "no tool %q", id)
 		err.ToolID = id
 		return nil, err
 	}
@@ -309,7 +292,7 @@ func (ix *MemoryIndex) GetAll(ctx context.Context, id string) (toolmodel.Tool, [
 func pageSize(op string, limit int) (int, error) {
 	switch {
 	case limit < 0:
-		return 0, opError(op, errors.InvalidArgument, "limit %d is negative", limit)
+		return 0, errors.Opf(op, errors.InvalidArgument, "limit %d is negative", limit)
 	case limit == 0:
 		return DefaultPageSize, nil
 	}
@@ -319,7 +302,7 @@ func pageSize(op string, limit int) (int, error) {
 // List implements [Index].
 func (ix *MemoryIndex) List(ctx context.Context, req ListRequest) (Page, error) {
 	const op = "toolindex.List"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return Page{}, err
 	}
 	limit, err := pageSize(op, req.Limit)
@@ -330,7 +313,7 @@ func (ix *MemoryIndex) List(ctx context.Context, req ListRequest) (Page, error) 
 	after := ""
 	if req.Cursor != "" {
 		if after, err = decodeListCursor(req.Cursor, fp); err != nil {
-			return Page{}, opError(op, errors.InvalidArgument, "%w", err)
+			return Page{}, errors.Opf(op, errors.InvalidArgument, "%w", err)
 		}
 	}
 
@@ -384,7 +367,7 @@ func (ix *MemoryIndex) listPlan(req ListRequest) (*sortedSet, func(*entry) bool)
 
 // Namespaces implements [Index].
 func (ix *MemoryIndex) Namespaces(ctx context.Context) ([]string, error) {
-	if err := ctxError(ctx, "toolindex.Namespaces"); err != nil {
+	if err := errors.FromContext(ctx, "toolindex.Namespaces", nil); err != nil {
 		return nil, err
 	}
 	ix.mu.RLock()
@@ -400,7 +383,7 @@ func (ix *MemoryIndex) Namespaces(ctx context.Context) ([]string, error) {
 // Search implements [Index].
 func (ix *MemoryIndex) Search(ctx context.Context, req SearchRequest) (Page, error) {
 	const op = "toolindex.Search"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return Page{}, err
 	}
 	limit, err := pageSize(op, req.Limit)
@@ -411,7 +394,7 @@ func (ix *MemoryIndex) Search(ctx context.Context, req SearchRequest) (Page, err
 	offset := 0
 	if req.Cursor != "" {
 		if offset, err = decodeSearchCursor(req.Cursor, fp); err != nil {
-			return Page{}, opError(op, errors.InvalidArgument, "%w", err)
+			return Page{}, errors.Opf(op, errors.InvalidArgument, "%w", err)
 		}
 	}
 
@@ -465,7 +448,7 @@ func (ix *MemoryIndex) OnChange(fn func(ChangeEvent)) (unsubscribe func()) {
 // pass, the sources not yet refreshed are skipped.
 func (ix *MemoryIndex) Refresh(ctx context.Context, identities ...string) error {
 	const op = "toolindex.Refresh"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return err
 	}
 	ix.refreshMu.Lock()
@@ -475,7 +458,7 @@ func (ix *MemoryIndex) Refresh(ctx context.Context, identities ...string) error 
 		if len(identities) > 0 && !slices.Contains(identities, s.src.Identity()) {
 			continue
 		}
-		if err := ctxError(ctx, op); err != nil {
+		if err := errors.FromContext(ctx, op, nil); err != nil {
 			errs = append(errs, err)
 			break
 		}
@@ -502,10 +485,10 @@ func (ix *MemoryIndex) refreshSource(ctx context.Context, op string, s registere
 	for i := range regs {
 		p, err := prepare(&regs[i])
 		if err != nil {
-			return opError(op, errors.InvalidArgument, "source %s: registration %d: %w", identity, i, err)
+			return errors.Opf(op, errors.InvalidArgument, "source %s: registration %d: %w", identity, i, err)
 		}
 		if got := p.Backend.Identity(); got != identity {
-			return opError(op, errors.InvalidArgument, "source %s: registration %d has a backend of another identity, %s", identity, i, got)
+			return errors.Opf(op, errors.InvalidArgument, "source %s: registration %d has a backend of another identity, %s", identity, i, got)
 		}
 		prepared[i] = p
 		listed[p.Tool.ID()] = true

@@ -37,11 +37,11 @@ const maxQueryTerms = 64
 // reading the postings directly and adding up the scores, as Search does.
 func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]toolindex.Hit, error) {
 	const op = "toolsearch.Searcher.Search"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return nil, err
 	}
 	if q.Offset < 0 || q.Limit < 1 {
-		return nil, opError(op, errors.InvalidArgument, "offset %d and limit %d: need offset >= 0 and limit >= 1", q.Offset, q.Limit)
+		return nil, errors.Opf(op, errors.InvalidArgument, "offset %d and limit %d: need offset >= 0 and limit >= 1", q.Offset, q.Limit)
 	}
 	names, text := lookupNames(q.Text)
 	terms := s.queryTerms(text)
@@ -56,11 +56,11 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	defer unlock()
 	adv, err := s.idx.Advanced()
 	if err != nil {
-		return nil, opError(op, errors.Internal, "open the index: %w", err)
+		return nil, errors.Opf(op, errors.Internal, "open the index: %w", err)
 	}
 	r, err := adv.Reader()
 	if err != nil {
-		return nil, opError(op, errors.Internal, "open a reader: %w", err)
+		return nil, errors.Opf(op, errors.Internal, "open a reader: %w", err)
 	}
 	defer r.Close()
 
