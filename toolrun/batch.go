@@ -106,9 +106,22 @@ func (r *Runner) RunBatch(ctx context.Context, calls []BatchCall, opts ...BatchO
 		}
 	}
 	if abortErr == nil && ctx.Err() != nil {
-		abortErr = contextError(ctx)
+		abortErr = errors.FromContext(ctx, opBatch, nil)
 	}
 	return results, abortErr
+}
+
+// opBatch is the Op of the errors of calls that a batch's end kept from
+// starting.
+const opBatch = "batch"
+
+// notStarted returns the outcome of a call that the end of ctx kept from
+// starting: code timeout when the batch's deadline expired, canceled when
+// it was canceled (by the caller, or by the abort of [BatchAbortOnError]).
+func notStarted(ctx context.Context, toolID string) BatchResult {
+	e := errors.FromContext(ctx, opBatch, nil)
+	e.ToolID = toolID
+	return BatchResult{Err: e}
 }
 
 // runRound runs the calls at the given indices with bounded parallelism,
@@ -141,15 +154,13 @@ func (r *Runner) runRound(ctx context.Context, calls []BatchCall, indices []int,
 	}
 	for _, i := range indices {
 		if ctx.Err() != nil {
-			results[i] = BatchResult{Err: &errors.Error{Code: errors.Canceled, Op: "batch", ToolID: calls[i].ToolID, Err: ctx.Err()}}
-			repeatable[i] = true
+			results[i], repeatable[i] = notStarted(ctx, calls[i].ToolID), true
 			continue
 		}
 		select {
 		case next <- i:
 		case <-ctx.Done():
-			results[i] = BatchResult{Err: &errors.Error{Code: errors.Canceled, Op: "batch", ToolID: calls[i].ToolID, Err: ctx.Err()}}
-			repeatable[i] = true
+			results[i], repeatable[i] = notStarted(ctx, calls[i].ToolID), true
 		}
 	}
 	close(next)

@@ -8,6 +8,10 @@ import (
 	"github.com/metatools-go/metatools/errors"
 )
 
+// opChain is the Op of the error of a chain that its context's end
+// stopped before a step.
+const opChain = "chain"
+
 // DefaultPreviousKey is the argument under which a chain step receives the
 // previous step's result when it asks for it.
 const DefaultPreviousKey = "previous"
@@ -90,8 +94,8 @@ func (r *Runner) RunChain(ctx context.Context, steps []ChainStep, opts ...ChainO
 	var errs []error
 	var previous *RunResult
 	for i, step := range steps {
-		if err := ctx.Err(); err != nil {
-			return results, errors.Join(append(errs, contextError(ctx))...)
+		if err := errors.FromContext(ctx, opChain, nil); err != nil {
+			return results, errors.Join(append(errs, err)...)
 		}
 		report := func(p ChainProgress) {
 			if cfg.onProgress != nil {

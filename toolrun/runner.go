@@ -344,9 +344,7 @@ func (r *Runner) execute(ctx context.Context, call *Call) (Output, int, error) {
 		case <-timer.C:
 		case <-ctx.Done():
 			timer.Stop()
-			ctxErr := contextError(ctx)
-			ctxErr.Err = errors.Join(ctxErr.Err, fmt.Errorf("last attempt: %w", err))
-			return Output{}, attempt, ctxErr
+			return Output{}, attempt, errors.FromContext(ctx, OpExecute, fmt.Errorf("last attempt: %w", err))
 		}
 	}
 }
@@ -355,7 +353,10 @@ func (r *Runner) executeOnce(ctx context.Context, executor Executor, call *Call)
 	if r.concurrency != nil {
 		release, err := r.concurrency.Acquire(ctx, call)
 		if err != nil {
-			return Output{}, contextError(ctx)
+			if ctxErr := errors.FromContext(ctx, OpExecute, nil); ctxErr != nil {
+				return Output{}, ctxErr
+			}
+			return Output{}, err
 		}
 		defer release()
 	}
@@ -369,25 +370,17 @@ func (r *Runner) executeOnce(ctx context.Context, executor Executor, call *Call)
 		// rather than a bare "context deadline exceeded".
 		return Output{}, timeoutError(ctx, call, err)
 	case code == errors.Internal:
-		// An executor that returned the bare context error, or wrapped it
-		// without a code: classify it by the context.
-		return Output{}, errors.Join(contextError(ctx), err)
+		// An executor that returned an error without a code once the
+		// context ended (a closed connection): classify it by the context.
+		return Output{}, errors.FromContext(ctx, OpExecute, err)
 	}
 	return out, err
 }
 
-// contextError returns ctx's error classified as timeout or canceled.
-func contextError(ctx context.Context) *errors.Error {
-	err := ctx.Err()
-	if errors.Is(err, context.DeadlineExceeded) {
-		return errors.E(errors.Timeout, err)
-	}
-	return &errors.Error{Code: errors.Canceled, Err: err}
-}
-
 // stageError returns err as an *errors.Error naming the stage, the tool and
 // the backend. An error that has a code keeps it, with its retryability and
-// metadata; any other gets code, or the code of the context's error.
+// metadata; any other gets the class [errors.CodeOf] gives it (a
+// context's error is timeout or canceled), or else code.
 func stageError(err error, op, toolID, backend string, code errors.Code) *errors.Error {
 	out := &errors.Error{Op: op, ToolID: toolID, Backend: backend, Err: err}
 	var inner *errors.Error
@@ -403,10 +396,10 @@ func stageError(err error, op, toolID, backend string, code errors.Code) *errors
 			out.Backend = inner.Backend
 		}
 		return out
-	case errors.Is(err, context.DeadlineExceeded):
-		code = errors.Timeout
-	case errors.Is(err, context.Canceled):
-		code = errors.Canceled
+	case errors.CodeOf(err) != errors.Internal:
+		// A context's error, or the standard library's ErrUnsupported:
+		// its class says more than the stage's.
+		code = errors.CodeOf(err)
 	}
 	out.Code, out.Retryable = code, code.Retryable()
 	return out
