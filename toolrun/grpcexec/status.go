@@ -149,5 +149,3 @@ func toolFailure(st *status.Status) toolrun.Output {
 		Content:    []mcp.Content{&mcp.TextContent{Text: name + ": " + st.Message()}},
 	}
 }
-
-

@@ -450,4 +450,3 @@ func callError(err error) *errors.Error {
 	}
 	return errors.E(errors.Unavailable, err)
 }
-
