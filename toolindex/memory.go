@@ -27,8 +27,8 @@ import (
 //     blocks of at most 512 IDs, so an insertion or removal moves at most
 //     512 + n/512 slice entries: a few hundred even for 100,000 tools.
 //   - UnregisterBackend: O(m (b + log n)) for the m tools of that backend.
-//   - Get, GetAll: O(1) lookups, plus a deep copy of the tool and the
-//     selector's work.
+//   - Get, GetAll: O(1) lookups, plus a deep copy of the tool and, for
+//     Get, a pass over its backends.
 //   - List: O(log n + k) with no filter or one filter; with both a
 //     namespace and a backend filter, it walks the smaller of the two
 //     sets from the cursor and skips the tools that fail the other.
@@ -41,7 +41,6 @@ import (
 // Searcher, so that both always agree.
 type MemoryIndex struct {
 	searcher Searcher
-	selector BackendSelector
 	sources  []registeredSource
 
 	// refreshMu serializes Refresh, so that listings taken at different
@@ -102,16 +101,6 @@ func WithSearcher(s Searcher) Option {
 	}
 }
 
-// WithSelector makes the index choose backends with s instead of
-// [DefaultSelector]. A nil s is ignored.
-func WithSelector(s BackendSelector) Option {
-	return func(ix *MemoryIndex) {
-		if s != nil {
-			ix.selector = s
-		}
-	}
-}
-
 // WithSource adds a source of tools, which [MemoryIndex.Refresh] lists
 // and reconciles with the index, registering its tools with opts. The
 // index starts without the source's tools: call Refresh to load them.
@@ -129,7 +118,6 @@ func WithSource(src Source, opts ...RegisterOption) Option {
 // source.
 func New(opts ...Option) *MemoryIndex {
 	ix := &MemoryIndex{
-		selector:    DefaultSelector{},
 		tools:       map[string]*entry{},
 		byNamespace: map[string]*sortedSet{},
 		byBackend:   map[string]*sortedSet{},
@@ -272,7 +260,7 @@ func (ix *MemoryIndex) Get(ctx context.Context, id string, hints ...SelectHint) 
 	}
 	tool := e.tool.Clone()
 	backends := cloneBackends(e.backends)
-	backend, err := ix.selector.Select(ctx, &tool, backends, slices.Clone(hints))
+	backend, err := DefaultSelector{}.Select(ctx, &tool, backends, slices.Clone(hints))
 	if err != nil {
 		return toolmodel.Tool{}, toolmodel.ToolBackend{}, err
 	}
