@@ -7,11 +7,15 @@ import (
 	"github.com/metatools-go/metatools/errors"
 )
 
-// BatchCall is one call of a batch.
+// BatchCall is one call of a batch. It is plain data: a batch can be
+// stored and sent as JSON.
 type BatchCall struct {
-	ToolID  string
-	Args    map[string]any
-	Options []CallOption
+	// ToolID is the tool to run.
+	ToolID string `json:"toolId"`
+	// Args are the call's arguments.
+	Args map[string]any `json:"args,omitempty"`
+	// Options apply to this call.
+	Options CallOptions `json:"options,omitzero"`
 }
 
 // BatchResult is the outcome of one batch call, as in [StepResult].
@@ -142,8 +146,7 @@ func (r *Runner) runRound(ctx context.Context, calls []BatchCall, indices []int,
 			defer wg.Done()
 			for i := range next {
 				c := calls[i]
-				callCfg := newCallConfig(c.Options)
-				callCfg.repeatable = &repeatable[i]
+				callCfg := callConfig{CallOptions: c.Options, repeatable: &repeatable[i]}
 				res, err := r.run(ctx, c.ToolID, c.Args, &callCfg)
 				results[i] = BatchResult{Result: res, Err: err}
 				if failure := results[i].failure(); failure != nil && cfg.mode == BatchAbortOnError {

@@ -29,7 +29,7 @@ type ChainStep struct {
 	// empty means [DefaultPreviousKey].
 	PreviousKey string `json:"previousKey,omitempty"`
 	// Options apply to this step's call.
-	Options []CallOption `json:"-"`
+	Options CallOptions `json:"options,omitzero"`
 }
 
 // StepResult is the outcome of one chain step: Result when the tool ran
@@ -109,9 +109,15 @@ func (r *Runner) RunChain(ctx context.Context, steps []ChainStep, opts ...ChainO
 		if err == nil {
 			callOpts := step.Options
 			if cfg.onProgress != nil {
-				callOpts = append(callOpts[:len(callOpts):len(callOpts)], WithProgress(func(p Progress) { report(ChainProgress{Progress: &p}) }))
+				userProgress := callOpts.OnProgress
+				callOpts.OnProgress = func(p Progress) {
+					if userProgress != nil {
+						userProgress(p)
+					}
+					report(ChainProgress{Progress: &p})
+				}
 			}
-			res.Result, err = r.Run(ctx, step.ToolID, args, callOpts...)
+			res.Result, err = r.Run(ctx, step.ToolID, args, callOpts)
 		}
 		res.Err = err
 		results = append(results, res)

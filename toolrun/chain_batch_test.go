@@ -181,9 +181,9 @@ func TestRunStream(t *testing.T) {
 	})
 	f.registry.Register("local", streaming)
 	var progress []float64
-	events := f.runner().RunStream(context.Background(), "demo:echo", nil, toolrun.WithProgress(func(p toolrun.Progress) {
+	events := f.runner().RunStream(context.Background(), "demo:echo", nil, toolrun.CallOptions{OnProgress: func(p toolrun.Progress) {
 		progress = append(progress, p.Progress)
-	}))
+	}})
 	var kinds []toolrun.StreamEventKind
 	var last toolrun.StreamEvent
 	for ev := range events {

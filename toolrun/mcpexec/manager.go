@@ -88,8 +88,13 @@ func WithServer(name string, cfg ServerConfig) Option {
 	return func(o *options) { o.servers = append(o.servers, namedConfig{name: name, cfg: cfg}) }
 }
 
+// pkgPath is this package's import path, whose module's version the
+// implementation reports.
+const pkgPath = "github.com/metatools-go/metatools/toolrun/mcpexec"
+
 // WithClientInfo sets the name and version the manager gives servers
-// when it connects; the default is "metatools" "v0".
+// when it connects; the default is "metatools" and the version of this
+// package's module in the running binary ([toolmodel.ModuleVersion]).
 func WithClientInfo(impl mcp.Implementation) Option {
 	return func(o *options) { o.client = &impl }
 }
@@ -150,7 +155,7 @@ func WithLogger(l *slog.Logger) Option {
 // a name configured twice.
 func NewManager(opts ...Option) (*Manager, error) {
 	o := options{
-		client:         &mcp.Implementation{Name: "metatools", Version: "v0"},
+		client:         &mcp.Implementation{Name: "metatools", Version: toolmodel.ModuleVersion(pkgPath)},
 		connectTimeout: 30 * time.Second,
 		terminate:      time.Second,
 		backoffInitial: 100 * time.Millisecond,
