@@ -163,7 +163,7 @@ func TestTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t)
 		start := time.Now()
-		_, err := f.runner().Run(context.Background(), "demo:block", nil, toolrun.CallOptions{Timeout: toolmodel.Duration(3*time.Second)})
+		_, err := f.runner().Run(context.Background(), "demo:block", nil, toolrun.CallOptions{Timeout: toolmodel.Duration(3 * time.Second)})
 		require.Error(t, err)
 		assert.Equal(t, errors.Timeout, errors.CodeOf(err), "error: %v", err)
 		assert.Equal(t, 3*time.Second, time.Since(start))
