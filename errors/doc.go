@@ -11,8 +11,11 @@
 //     sentinel ([ErrNotFound], [ErrTimeout], ...) matched by [Is];
 //   - [*Error], which carries a code together with the operation, tool and
 //     backend concerned, whether a retry may help, extra metadata and the
-//     underlying cause; [CodeOf] and [IsRetryable] read them from any error
-//     chain;
+//     underlying cause, built with [E], [Errorf] or [Opf] ([WithOp] names the operation of
+//     an error from elsewhere); [CodeOf] and
+//     [IsRetryable] read them from any error chain;
+//   - [FromContext], which turns a context's end into an error of code
+//     [Timeout] or [Canceled];
 //   - conversions to and from JSON-RPC/MCP error objects ([ToWire],
 //     [FromWire]) and HTTP statuses and bodies ([HTTPStatus], [FromHTTP]),
 //     so that an error crossing a wire keeps its code, and errors.Is still

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"time"
 )
 
 // Error is an error of the taxonomy: a [Code] plus the context in which it
@@ -44,6 +45,85 @@ func E(code Code, err error) *Error {
 // [fmt.Errorf] (so %w wraps), with Retryable set to the code's default.
 func Errorf(code Code, format string, args ...any) *Error {
 	return E(code, fmt.Errorf(format, args...))
+}
+
+// Opf returns an *Error of the given code and operation whose cause is
+// formatted as by [fmt.Errorf] (so %w wraps), with Retryable set to the
+// code's default. It is the constructor of the errors a component returns
+// from its own operations, such as
+//
+//	errors.Opf("toolindex.Register", errors.Conflict, "tool %q is already registered", id)
+func Opf(op string, code Code, format string, args ...any) *Error {
+	e := Errorf(code, format, args...)
+	e.Op = op
+	return e
+}
+
+// WithOp returns err as an *Error of operation op, for an error that
+// comes from elsewhere, keeping the code, retryability and metadata of the
+// first *Error of err's chain. An *Error without an operation of its own
+// is copied with Op set (see [Error.With]); any other error that holds one
+// (one naming an inner operation, or wrapping one with more context)
+// becomes the cause of an *Error of op with those facts, so that its
+// message reads "op: inner op: cause"; an error outside the taxonomy is
+// wrapped with the code [CodeOf] gives it. It returns nil for nil. Use
+// [Opf] for an error of the operation's own.
+func WithOp(op string, err error) *Error {
+	if err == nil {
+		return nil
+	}
+	if e := asError(err); e == err && e.Op == "" { //nolint:errorlint // identity: is the *Error the top of the chain?
+		return e.With(op, "", "")
+	} else if e != nil {
+		// err adds context to e, or e names an operation of its own:
+		// keep err's text, and e's facts.
+		return &Error{Code: e.Code, Op: op, Retryable: e.Retryable, Meta: maps.Clone(e.Meta), Err: err}
+	}
+	e := E(CodeOf(err), err)
+	e.Op = op
+	return e
+}
+
+// FromContext returns the error of operation op that ctx's end stopped:
+// code [Timeout] when ctx's deadline has passed, [Canceled] when ctx was
+// canceled, with Retryable set to the code's default. Its cause wraps
+// ctx's error, so errors.Is(err, context.DeadlineExceeded) holds, and
+// cause too when it is not nil: cause is what the operation saw when ctx
+// ended (a closed connection, the last attempt's error); a cause that
+// wraps ctx's error already becomes the cause as it is.
+//
+// A deadline that has passed counts even before ctx's timer has fired. It
+// returns nil while ctx is not done, so that a component checks a context
+// with
+//
+//	if err := errors.FromContext(ctx, op, nil); err != nil {
+//		return err
+//	}
+//
+// It is the one place where a context's end becomes an *Error.
+func FromContext(ctx context.Context, op string, cause error) *Error {
+	err := ctx.Err()
+	if err == nil {
+		deadline, ok := ctx.Deadline()
+		if !ok || time.Now().Before(deadline) {
+			return nil
+		}
+		err = context.DeadlineExceeded
+	}
+	code := Canceled
+	if stderrors.Is(err, context.DeadlineExceeded) {
+		code = Timeout
+	}
+	switch {
+	case cause == nil:
+	case stderrors.Is(cause, err):
+		err = cause // it says more and already wraps ctx's error
+	default:
+		err = fmt.Errorf("%w: %w", err, cause)
+	}
+	e := E(code, err)
+	e.Op = op
+	return e
 }
 
 // Error returns "op: tool T (backend B): cause", leaving out what is unset.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/metatools-go/metatools/errors"
 )
@@ -187,5 +188,109 @@ func TestStandardLibraryReexports(t *testing.T) {
 	}
 	if !errors.Is(errors.Join(io.EOF, base), base) {
 		t.Error("Join loses an error")
+	}
+}
+
+func TestOpf(t *testing.T) {
+	e := errors.Opf("toolindex.Register", errors.Unavailable, "backend %q: %w", "mcp:gh", io.EOF)
+	if e.Op != "toolindex.Register" || e.Code != errors.Unavailable || !e.Retryable {
+		t.Fatalf("Opf = %+v, want op, code unavailable and retryable", e)
+	}
+	if !stderrors.Is(e, io.EOF) {
+		t.Errorf("Opf's %%w does not wrap: %v", e)
+	}
+	if got, want := e.Error(), `toolindex.Register: backend "mcp:gh": EOF`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+func TestFromContext(t *testing.T) {
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, cancelExpired := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancelExpired()
+	closed := stderrors.New("use of closed network connection")
+	tests := []struct {
+		name      string
+		ctx       context.Context
+		cause     error
+		code      errors.Code
+		retryable bool
+		is        []error
+		msg       string
+	}{
+		{name: "canceled", ctx: canceled, code: errors.Canceled, is: []error{context.Canceled, errors.ErrCanceled}, msg: "op: context canceled"},
+		{name: "deadline", ctx: expired, code: errors.Timeout, retryable: true, is: []error{context.DeadlineExceeded, errors.ErrTimeout}, msg: "op: context deadline exceeded"},
+		{name: "with cause", ctx: canceled, cause: closed, code: errors.Canceled, is: []error{context.Canceled, closed}, msg: "op: context canceled: use of closed network connection"},
+		{name: "cause wrapping the context's error", ctx: expired, cause: fmt.Errorf("dial: %w", context.DeadlineExceeded), code: errors.Timeout, retryable: true, is: []error{context.DeadlineExceeded}, msg: "op: dial: context deadline exceeded"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := errors.FromContext(tt.ctx, "op", tt.cause)
+			if e == nil {
+				t.Fatal("FromContext = nil for a done context")
+			}
+			if e.Code != tt.code || e.Retryable != tt.retryable || e.Op != "op" {
+				t.Errorf("FromContext = %+v, want code %s, retryable %v, op", e, tt.code, tt.retryable)
+			}
+			for _, target := range tt.is {
+				if !errors.Is(e, target) {
+					t.Errorf("errors.Is(%v, %v) = false", e, target)
+				}
+			}
+			if e.Error() != tt.msg {
+				t.Errorf("Error() = %q, want %q", e.Error(), tt.msg)
+			}
+		})
+	}
+}
+
+func TestFromContextNotDone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	if e := errors.FromContext(ctx, "op", io.EOF); e != nil {
+		t.Errorf("FromContext of a live context = %v, want nil", e)
+	}
+	if e := errors.FromContext(context.Background(), "op", nil); e != nil {
+		t.Errorf("FromContext of a context without deadline = %v, want nil", e)
+	}
+}
+
+// deadlineOnly is a context whose deadline has passed but that does not
+// report it yet, as a context whose timer has not fired.
+type deadlineOnly struct{ context.Context }
+
+func (deadlineOnly) Deadline() (time.Time, bool) { return time.Unix(0, 0), true }
+
+func TestFromContextPassedDeadline(t *testing.T) {
+	e := errors.FromContext(deadlineOnly{context.Background()}, "op", nil)
+	if e == nil || e.Code != errors.Timeout || !errors.Is(e, context.DeadlineExceeded) {
+		t.Errorf("FromContext of a passed deadline = %v, want a timeout", e)
+	}
+}
+
+func TestWithOp(t *testing.T) {
+	inner := &errors.Error{Code: errors.Unavailable, Retryable: false, Meta: map[string]string{"k": "v"}, Err: io.EOF}
+	got := errors.WithOp("mcpexec.Session", fmt.Errorf("connect: %w", inner))
+	if got.Op != "mcpexec.Session" || got.Code != errors.Unavailable || got.Retryable || got.Meta["k"] != "v" || got.Error() != "mcpexec.Session: connect: EOF" {
+		t.Errorf("WithOp of an *Error = %+v, want its facts kept and the op set", got)
+	}
+	if inner.Op != "" {
+		t.Errorf("WithOp modified the inner error: %+v", inner)
+	}
+	if top := errors.WithOp("op", inner); top.Err != io.EOF || //nolint:errorlint // identity: the cause itself, not wrapped
+		top.Op != "op" || top.Meta["k"] != "v" {
+		t.Errorf("WithOp of a top *Error = %+v, want a copy with the op", top)
+	}
+	named := &errors.Error{Code: errors.NotFound, Op: "inner"}
+	if got := errors.WithOp("outer", named); got.Op != "outer" || got.Code != errors.NotFound || got.Error() != "outer: inner: not_found" {
+		t.Errorf("WithOp of an error with an op = %+v (%v), want it wrapped by the outer op", got, got)
+	}
+	plain := errors.WithOp("op", context.DeadlineExceeded)
+	if plain.Code != errors.Timeout || !plain.Retryable || !errors.Is(plain, context.DeadlineExceeded) {
+		t.Errorf("WithOp of a plain error = %+v, want it classified by CodeOf", plain)
+	}
+	if errors.WithOp("op", nil) != nil {
+		t.Error("WithOp(nil) != nil")
 	}
 }

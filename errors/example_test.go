@@ -1,6 +1,7 @@
 package errors_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -45,4 +46,16 @@ func ExampleFromHTTP() {
 	fmt.Println(e.Code, e.Retryable, e)
 	// Output:
 	// unavailable true upstream is restarting
+}
+
+// A component checks its context with FromContext, which classifies the
+// context's end.
+func ExampleFromContext() {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := errors.FromContext(ctx, "toolindex.Search", nil); err != nil {
+		fmt.Println(err.Code, err.Retryable, err)
+	}
+	// Output:
+	// canceled false toolindex.Search: context canceled
 }

@@ -241,18 +241,18 @@ type view struct {
 // and its definition from the resolver unless the entry carries one.
 func (s *Store) lookup(ctx context.Context, op, id string) (view, error) {
 	if _, _, err := toolmodel.ParseToolID(id); err != nil {
-		return view{}, opError(op, id, err)
+		return view{}, errors.WithOp(op, err).With("", id, "")
 	}
 	v := view{entry: s.entry(id)}
 	if v.entry != nil && v.entry.full != nil {
 		return v, nil
 	}
 	if s.resolver == nil {
-		return view{}, opError(op, id, errors.Errorf(errors.NotFound, "no tool with this ID is documented"))
+		return view{}, errors.WithOp(op, errors.Errorf(errors.NotFound, "no tool with this ID is documented")).With("", id, "")
 	}
 	var err error
 	if v.tool, err = s.resolve(ctx, id); err != nil {
-		return view{}, opError(op, id, err)
+		return view{}, errors.WithOp(op, err).With("", id, "")
 	}
 	return v, nil
 }
@@ -278,7 +278,7 @@ func (s *Store) doc(v view, level DetailLevel) (*Doc, error) {
 func (s *Store) Describe(ctx context.Context, id string, level DetailLevel) (Doc, error) {
 	const op = "tooldocs.Describe"
 	if !level.Valid() {
-		return Doc{}, opError(op, id, errors.Errorf(errors.InvalidArgument, "undefined detail level %d", int(level)))
+		return Doc{}, errors.WithOp(op, errors.Errorf(errors.InvalidArgument, "undefined detail level %d", int(level))).With("", id, "")
 	}
 	v, err := s.lookup(ctx, op, id)
 	if err != nil {
@@ -286,7 +286,7 @@ func (s *Store) Describe(ctx context.Context, id string, level DetailLevel) (Doc
 	}
 	d, err := s.doc(v, level)
 	if err != nil {
-		return Doc{}, opError(op, id, err)
+		return Doc{}, errors.WithOp(op, err).With("", id, "")
 	}
 	return d.at(level), nil
 }
@@ -361,7 +361,7 @@ func (s *Store) Costs(ctx context.Context, id string) (TokenCosts, error) {
 	}
 	_, c, err := s.priced(v)
 	if err != nil {
-		return TokenCosts{}, opError(op, id, err)
+		return TokenCosts{}, errors.WithOp(op, err).With("", id, "")
 	}
 	return c, nil
 }
@@ -376,7 +376,7 @@ func (s *Store) DescribeWithin(ctx context.Context, id string, budget int) (Doc,
 	}
 	d, c, err := s.priced(v)
 	if err != nil {
-		return Doc{}, opError(op, id, err)
+		return Doc{}, errors.WithOp(op, err).With("", id, "")
 	}
 	level, ok := c.Richest(budget)
 	if !ok {

@@ -149,7 +149,7 @@ func NewStore(opts ...Option) *Store {
 func (s *Store) Register(ctx context.Context, e Entry) error {
 	prepared, err := s.prepare(ctx, e)
 	if err != nil {
-		return opError("tooldocs.Register", prepared.idOr(e), err)
+		return errors.WithOp("tooldocs.Register", err).With("", prepared.idOr(e), "")
 	}
 	s.mu.Lock()
 	s.entries[prepared.id] = prepared
@@ -167,11 +167,11 @@ func (s *Store) RegisterMany(ctx context.Context, entries []Entry) error {
 	for i, e := range entries {
 		p, err := s.prepare(ctx, e)
 		if err != nil {
-			return opError("tooldocs.RegisterMany", p.idOr(e), fmt.Errorf("entries[%d]: %w", i, err))
+			return errors.WithOp("tooldocs.RegisterMany", fmt.Errorf("entries[%d]: %w", i, err)).With("", p.idOr(e), "")
 		}
 		if j, dup := index[p.id]; dup {
 			err := errors.Errorf(errors.InvalidArgument, "entries[%d]: documents the same tool as entries[%d]", i, j)
-			return opError("tooldocs.RegisterMany", p.id, err)
+			return errors.WithOp("tooldocs.RegisterMany", err).With("", p.id, "")
 		}
 		index[p.id] = i
 		prepared[i] = p
@@ -260,16 +260,6 @@ func (s *Store) resolve(ctx context.Context, id string) (toolmodel.Tool, error) 
 	return tool, nil
 }
 
-// opError wraps err in an *errors.Error with the given operation and tool,
-// keeping its code and retryability. The package's own causes are
-// *errors.Error values without operation or tool, so that the message
-// states them once, on the outside.
-func opError(op, id string, err error) error {
-	e := errors.E(errors.CodeOf(err), err)
-	e.Op, e.ToolID, e.Retryable = op, id, errors.IsRetryable(err)
-	return e
-}
-
 // Remove deletes the entry registered for a tool. It fails with code
 // [errors.NotFound] when there is none; a tool found through the resolver
 // but never registered has no entry to remove.
@@ -277,7 +267,7 @@ func (s *Store) Remove(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.entries[id]; !ok {
-		return opError("tooldocs.Remove", id, errors.Errorf(errors.NotFound, "no documentation registered for this tool"))
+		return errors.WithOp("tooldocs.Remove", errors.Errorf(errors.NotFound, "no documentation registered for this tool")).With("", id, "")
 	}
 	delete(s.entries, id)
 	return nil
@@ -304,7 +294,7 @@ func (s *Store) RemoveSource(source string) int {
 func (s *Store) Get(id string) (Entry, error) {
 	e := s.entry(id)
 	if e == nil {
-		return Entry{}, opError("tooldocs.Get", id, errors.Errorf(errors.NotFound, "no documentation registered for this tool"))
+		return Entry{}, errors.WithOp("tooldocs.Get", errors.Errorf(errors.NotFound, "no documentation registered for this tool")).With("", id, "")
 	}
 	return e.reg.Clone(), nil
 }

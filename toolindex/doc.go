@@ -50,10 +50,12 @@
 //
 // # Backend selection
 //
-// [Index.Get] returns a tool with one of its backends, chosen by a
-// [BackendSelector]: by default [DefaultSelector], which prefers local,
-// then provider, http, grpc and mcp backends, and follows a caller's
-// [SelectHint] when one matches.
+// [Index.Get] returns a tool with one of its backends, chosen by
+// [DefaultSelector], which prefers local, then provider, http, grpc and
+// mcp backends, and follows a caller's [SelectHint] when one matches. The
+// choice is configured in one place, the toolrun.Runner that runs the
+// tool (toolrun.WithSelector): it reads every backend with [Index.GetAll]
+// and chooses itself, by default as DefaultSelector does.
 //
 // # How to plug in your own
 //
@@ -62,9 +64,6 @@
 // incremental: the index calls Upsert and Remove as tools change, and
 // Search answers from the Searcher's own structures. Run
 // toolindextest.RunSearcherConformance in your tests.
-//
-// Backend choice: implement [BackendSelector], or wrap a function in
-// [BackendSelectorFunc], and pass it with [WithSelector].
 //
 // Sources: implement [Source] (an identity and a ListTools method) and
 // pass it with [WithSource].

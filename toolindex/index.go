@@ -36,7 +36,7 @@ import (
 // given a context that is already done returns the context's error
 // (classified as [errors.Canceled] or [errors.Timeout]) and changes
 // nothing; otherwise it passes ctx on to the components it calls (the
-// [Searcher], the [BackendSelector], a [Source]). Errors come from the
+// [Searcher], a [Source]). Errors come from the
 // repository's errors package: [errors.NotFound] for an unknown tool,
 // [errors.InvalidArgument] for malformed input (an invalid tool or
 // backend, a bad cursor, a negative limit), [errors.Conflict] for a
@@ -61,8 +61,9 @@ type Index interface {
 	// identity is not an error and changes nothing.
 	UnregisterBackend(ctx context.Context, identity string) (int, error)
 
-	// Get returns a tool and the backend the index's [BackendSelector]
-	// chose for it, guided by hints (see [SelectHint]).
+	// Get returns a tool and the backend [DefaultSelector] chooses for
+	// it, guided by hints (see [SelectHint]). A toolrun.Runner does not
+	// call Get: it chooses with its own selector among GetAll's backends.
 	Get(ctx context.Context, id string, hints ...SelectHint) (toolmodel.Tool, toolmodel.ToolBackend, error)
 	// GetAll returns a tool and every one of its backends, in the order
 	// they were first registered.

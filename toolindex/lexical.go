@@ -156,13 +156,13 @@ func parameterNames(schema any) []string {
 // a name is refused with [errors.InvalidArgument], and then nothing
 // changes.
 func (s *LexicalSearcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
-	if err := ctxError(ctx, "toolindex.LexicalSearcher.Upsert"); err != nil {
+	if err := errors.FromContext(ctx, "toolindex.LexicalSearcher.Upsert", nil); err != nil {
 		return err
 	}
 	docs := make([]analyzed, len(tools))
 	for i := range tools {
 		if tools[i].Name == "" {
-			return opError("toolindex.LexicalSearcher.Upsert", errors.InvalidArgument, "tools[%d] has no name", i)
+			return errors.Opf("toolindex.LexicalSearcher.Upsert", errors.InvalidArgument, "tools[%d] has no name", i)
 		}
 		docs[i] = analyze(&tools[i])
 	}
@@ -177,7 +177,7 @@ func (s *LexicalSearcher) Upsert(ctx context.Context, tools []toolmodel.Tool) er
 
 // Remove implements [Searcher].
 func (s *LexicalSearcher) Remove(ctx context.Context, ids []string) error {
-	if err := ctxError(ctx, "toolindex.LexicalSearcher.Remove"); err != nil {
+	if err := errors.FromContext(ctx, "toolindex.LexicalSearcher.Remove", nil); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -247,11 +247,11 @@ func (s *LexicalSearcher) removeLocked(id string) {
 // Search implements [Searcher].
 func (s *LexicalSearcher) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	const op = "toolindex.LexicalSearcher.Search"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return nil, err
 	}
 	if q.Offset < 0 || q.Limit < 1 {
-		return nil, opError(op, errors.InvalidArgument, "offset %d and limit %d: need offset >= 0 and limit >= 1", q.Offset, q.Limit)
+		return nil, errors.Opf(op, errors.InvalidArgument, "offset %d and limit %d: need offset >= 0 and limit >= 1", q.Offset, q.Limit)
 	}
 	terms := slices.Compact(slices.Sorted(slices.Values(appendTerms(nil, q.Text))))
 	if len(terms) == 0 {
@@ -268,7 +268,7 @@ func (s *LexicalSearcher) Search(ctx context.Context, q SearchQuery) ([]Hit, err
 	acc := s.borrow()
 	defer s.scratch.Put(acc)
 	for _, term := range terms {
-		if err := ctxError(ctx, op); err != nil {
+		if err := errors.FromContext(ctx, op, nil); err != nil {
 			acc.reset()
 			return nil, err
 		}

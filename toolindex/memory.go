@@ -27,8 +27,8 @@ import (
 //     blocks of at most 512 IDs, so an insertion or removal moves at most
 //     512 + n/512 slice entries: a few hundred even for 100,000 tools.
 //   - UnregisterBackend: O(m (b + log n)) for the m tools of that backend.
-//   - Get, GetAll: O(1) lookups, plus a deep copy of the tool and the
-//     selector's work.
+//   - Get, GetAll: O(1) lookups, plus a deep copy of the tool and, for
+//     Get, a pass over its backends.
 //   - List: O(log n + k) with no filter or one filter; with both a
 //     namespace and a backend filter, it walks the smaller of the two
 //     sets from the cursor and skips the tools that fail the other.
@@ -55,7 +55,6 @@ import (
 //     without any lock.
 type MemoryIndex struct {
 	searcher Searcher
-	selector BackendSelector
 	sources  []registeredSource
 
 	// refreshMu serializes Refresh, so that listings taken at different
@@ -124,16 +123,6 @@ func WithSearcher(s Searcher) Option {
 	}
 }
 
-// WithSelector makes the index choose backends with s instead of
-// [DefaultSelector]. A nil s is ignored.
-func WithSelector(s BackendSelector) Option {
-	return func(ix *MemoryIndex) {
-		if s != nil {
-			ix.selector = s
-		}
-	}
-}
-
 // WithSource adds a source of tools, which [MemoryIndex.Refresh] lists
 // and reconciles with the index, registering its tools with opts. The
 // index starts without the source's tools: call Refresh to load them.
@@ -151,7 +140,6 @@ func WithSource(src Source, opts ...RegisterOption) Option {
 // source.
 func New(opts ...Option) *MemoryIndex {
 	ix := &MemoryIndex{
-		selector:    DefaultSelector{},
 		tools:       map[string]*entry{},
 		byNamespace: map[string]*sortedSet{},
 		byBackend:   map[string]*sortedSet{},
@@ -165,23 +153,6 @@ func New(opts ...Option) *MemoryIndex {
 		ix.searcher = NewLexicalSearcher()
 	}
 	return ix
-}
-
-// opError returns an *errors.Error of code with op set.
-func opError(op string, code errors.Code, format string, args ...any) *errors.Error {
-	e := errors.Errorf(code, format, args...)
-	e.Op = op
-	return e
-}
-
-// ctxError returns ctx's error, classified, when ctx is done.
-func ctxError(ctx context.Context, op string) error {
-	if err := ctx.Err(); err != nil {
-		e := errors.E(errors.CodeOf(err), err)
-		e.Op = op
-		return e
-	}
-	return nil
 }
 
 // prepare validates a registration and returns a copy that shares nothing
@@ -212,11 +183,11 @@ func (ix *MemoryIndex) RegisterMCPTools(ctx context.Context, namespace string, b
 	regs := make([]Registration, len(tools))
 	for i, t := range tools {
 		if t == nil {
-			return opError(op, errors.InvalidArgument, "tools[%d] is nil", i)
+			return errors.Opf(op, errors.InvalidArgument, "tools[%d] is nil", i)
 		}
 		tool, err := toolmodel.FromMCP(t, namespace)
 		if err != nil {
-			return opError(op, errors.InvalidArgument, "tools[%d]: %w", i, err)
+			return errors.Opf(op, errors.InvalidArgument, "tools[%d]: %w", i, err)
 		}
 		regs[i] = Registration{Tool: tool, Backend: backend}
 	}
@@ -224,7 +195,7 @@ func (ix *MemoryIndex) RegisterMCPTools(ctx context.Context, namespace string, b
 }
 
 func (ix *MemoryIndex) registerAll(ctx context.Context, op string, regs []Registration, opts []RegisterOption) error {
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return err
 	}
 	prepared := make([]Registration, len(regs))
@@ -232,7 +203,7 @@ func (ix *MemoryIndex) registerAll(ctx context.Context, op string, regs []Regist
 		p, err := prepare(&regs[i])
 		if err != nil {
 			if len(regs) > 1 {
-				return opError(op, errors.InvalidArgument, "registration %d: %w", i, err)
+				return errors.Opf(op, errors.InvalidArgument, "registration %d: %w", i, err)
 			}
 			return err
 		}
@@ -268,7 +239,7 @@ func (ix *MemoryIndex) change(ctx context.Context, op string, stage func(*txn) e
 // UnregisterBackend implements [Index].
 func (ix *MemoryIndex) UnregisterBackend(ctx context.Context, identity string) (int, error) {
 	const op = "toolindex.UnregisterBackend"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return 0, err
 	}
 	changed := 0
@@ -291,14 +262,14 @@ func (ix *MemoryIndex) UnregisterBackend(ctx context.Context, identity string) (
 // lookup returns the entry of a tool. The entry may be read without the
 // lock, since entries are never modified.
 func (ix *MemoryIndex) lookup(ctx context.Context, op, id string) (*entry, error) {
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return nil, err
 	}
 	ix.mu.RLock()
 	e := ix.tools[id]
 	ix.mu.RUnlock()
 	if e == nil {
-		err := opError(op, errors.NotFound, "no tool %q", id)
+		err := errors.Opf(op, errors.NotFound, "no tool %q", id)
 		err.ToolID = id
 		return nil, err
 	}
@@ -313,7 +284,7 @@ func (ix *MemoryIndex) Get(ctx context.Context, id string, hints ...SelectHint) 
 	}
 	tool := e.tool.Clone()
 	backends := cloneBackends(e.backends)
-	backend, err := ix.selector.Select(ctx, &tool, backends, slices.Clone(hints))
+	backend, err := DefaultSelector{}.Select(ctx, &tool, backends, slices.Clone(hints))
 	if err != nil {
 		return toolmodel.Tool{}, toolmodel.ToolBackend{}, err
 	}
@@ -333,7 +304,7 @@ func (ix *MemoryIndex) GetAll(ctx context.Context, id string) (toolmodel.Tool, [
 func pageSize(op string, limit int) (int, error) {
 	switch {
 	case limit < 0:
-		return 0, opError(op, errors.InvalidArgument, "limit %d is negative", limit)
+		return 0, errors.Opf(op, errors.InvalidArgument, "limit %d is negative", limit)
 	case limit == 0:
 		return DefaultPageSize, nil
 	}
@@ -343,7 +314,7 @@ func pageSize(op string, limit int) (int, error) {
 // List implements [Index].
 func (ix *MemoryIndex) List(ctx context.Context, req ListRequest) (Page, error) {
 	const op = "toolindex.List"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return Page{}, err
 	}
 	limit, err := pageSize(op, req.Limit)
@@ -354,7 +325,7 @@ func (ix *MemoryIndex) List(ctx context.Context, req ListRequest) (Page, error) 
 	after := ""
 	if req.Cursor != "" {
 		if after, err = decodeListCursor(req.Cursor, fp); err != nil {
-			return Page{}, opError(op, errors.InvalidArgument, "%w", err)
+			return Page{}, errors.Opf(op, errors.InvalidArgument, "%w", err)
 		}
 	}
 
@@ -408,7 +379,7 @@ func (ix *MemoryIndex) listPlan(req ListRequest) (*sortedSet, func(*entry) bool)
 
 // Namespaces implements [Index].
 func (ix *MemoryIndex) Namespaces(ctx context.Context) ([]string, error) {
-	if err := ctxError(ctx, "toolindex.Namespaces"); err != nil {
+	if err := errors.FromContext(ctx, "toolindex.Namespaces", nil); err != nil {
 		return nil, err
 	}
 	ix.mu.RLock()
@@ -424,7 +395,7 @@ func (ix *MemoryIndex) Namespaces(ctx context.Context) ([]string, error) {
 // Search implements [Index].
 func (ix *MemoryIndex) Search(ctx context.Context, req SearchRequest) (Page, error) {
 	const op = "toolindex.Search"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return Page{}, err
 	}
 	limit, err := pageSize(op, req.Limit)
@@ -435,7 +406,7 @@ func (ix *MemoryIndex) Search(ctx context.Context, req SearchRequest) (Page, err
 	offset := 0
 	if req.Cursor != "" {
 		if offset, err = decodeSearchCursor(req.Cursor, fp); err != nil {
-			return Page{}, opError(op, errors.InvalidArgument, "%w", err)
+			return Page{}, errors.Opf(op, errors.InvalidArgument, "%w", err)
 		}
 	}
 
@@ -493,7 +464,7 @@ func (ix *MemoryIndex) OnChange(fn func(ChangeEvent)) (unsubscribe func()) {
 // pass, the sources not yet refreshed are skipped.
 func (ix *MemoryIndex) Refresh(ctx context.Context, identities ...string) error {
 	const op = "toolindex.Refresh"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return err
 	}
 	ix.refreshMu.Lock()
@@ -503,7 +474,7 @@ func (ix *MemoryIndex) Refresh(ctx context.Context, identities ...string) error 
 		if len(identities) > 0 && !slices.Contains(identities, s.src.Identity()) {
 			continue
 		}
-		if err := ctxError(ctx, op); err != nil {
+		if err := errors.FromContext(ctx, op, nil); err != nil {
 			errs = append(errs, err)
 			break
 		}
@@ -530,10 +501,10 @@ func (ix *MemoryIndex) refreshSource(ctx context.Context, op string, s registere
 	for i := range regs {
 		p, err := prepare(&regs[i])
 		if err != nil {
-			return opError(op, errors.InvalidArgument, "source %s: registration %d: %w", identity, i, err)
+			return errors.Opf(op, errors.InvalidArgument, "source %s: registration %d: %w", identity, i, err)
 		}
 		if got := p.Backend.Identity(); got != identity {
-			return opError(op, errors.InvalidArgument, "source %s: registration %d has a backend of another identity, %s", identity, i, got)
+			return errors.Opf(op, errors.InvalidArgument, "source %s: registration %d has a backend of another identity, %s", identity, i, got)
 		}
 		prepared[i] = p
 		listed[p.Tool.ID()] = true

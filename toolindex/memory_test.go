@@ -279,31 +279,6 @@ func TestSearcherFailureLeavesIndexUnchanged(t *testing.T) {
 	assert.Equal(t, []toolindex.ChangeKind{toolindex.Refreshed}, kindsOf(seen()))
 }
 
-func TestGetUsesSelector(t *testing.T) {
-	ctx := context.Background()
-	var gotHints []toolindex.SelectHint
-	last := toolindex.BackendSelectorFunc(func(_ context.Context, _ *toolmodel.Tool, backends []toolmodel.ToolBackend, hints []toolindex.SelectHint) (toolmodel.ToolBackend, error) {
-		gotHints = hints
-		return backends[len(backends)-1], nil
-	})
-	idx := toolindex.New(toolindex.WithSelector(last), toolindex.WithSelector(nil))
-	tool := newTool("", "echo", "say it back")
-	require.NoError(t, idx.RegisterMany(ctx, []toolindex.Registration{reg(tool, localBackend("a")), reg(tool, mcpBackend("b"))}))
-	hint := toolindex.SelectHint{Kind: toolmodel.BackendLocal}
-	_, b, err := idx.Get(ctx, "echo", hint)
-	require.NoError(t, err)
-	assert.Equal(t, mcpBackend("b"), b)
-	assert.Equal(t, []toolindex.SelectHint{hint}, gotHints)
-
-	refuse := toolindex.BackendSelectorFunc(func(context.Context, *toolmodel.Tool, []toolmodel.ToolBackend, []toolindex.SelectHint) (toolmodel.ToolBackend, error) {
-		return toolmodel.ToolBackend{}, errors.Errorf(errors.PermissionDenied, "no")
-	})
-	idx = toolindex.New(toolindex.WithSelector(refuse))
-	require.NoError(t, idx.Register(ctx, reg(tool, localBackend("a"))))
-	_, _, err = idx.Get(ctx, "echo")
-	require.ErrorIs(t, err, errors.ErrPermissionDenied)
-}
-
 func TestGetDefaultSelection(t *testing.T) {
 	ctx := context.Background()
 	tool := newTool("", "echo", "say it back")

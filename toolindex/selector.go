@@ -23,32 +23,9 @@ func (h SelectHint) Matches(b *toolmodel.ToolBackend) bool {
 	return (h.Kind == "" || b.Kind == h.Kind) && (h.Backend == "" || b.Identity() == h.Backend)
 }
 
-// BackendSelector chooses which of a tool's backends runs it.
-//
-// Select is given the tool, its backends (at least one, in registration
-// order) and the caller's hints, and returns one of the backends.
-// Implementations are safe for concurrent use and may read, but must not
-// keep or modify, their arguments. The index calls Select without holding
-// any lock, so a selector may block (for example to check a backend's
-// health), honouring ctx. An error is returned to the caller of
-// [Index.Get] as is.
-type BackendSelector interface {
-	// Select returns the backend that should run tool.
-	Select(ctx context.Context, tool *toolmodel.Tool, backends []toolmodel.ToolBackend, hints []SelectHint) (toolmodel.ToolBackend, error)
-}
-
-// BackendSelectorFunc adapts a function to a [BackendSelector].
-type BackendSelectorFunc func(ctx context.Context, tool *toolmodel.Tool, backends []toolmodel.ToolBackend, hints []SelectHint) (toolmodel.ToolBackend, error)
-
-var _ BackendSelector = BackendSelectorFunc(nil)
-
-// Select calls f.
-func (f BackendSelectorFunc) Select(ctx context.Context, tool *toolmodel.Tool, backends []toolmodel.ToolBackend, hints []SelectHint) (toolmodel.ToolBackend, error) {
-	return f(ctx, tool, backends, hints)
-}
-
-// DefaultSelector is the selector of an index created without
-// [WithSelector]. Hints are a list of preferences, tried in order: the
+// DefaultSelector is the default choice among a tool's backends: the one
+// [Index.Get] makes, and the one a toolrun.Runner makes unless given a
+// selector of its own (the runner is where a choice is configured). Hints are a list of preferences, tried in order: the
 // first hint that matches at least one backend restricts the choice to the
 // backends it matches. Hints that match no backend are ignored, so a
 // caller's preference never makes a tool unusable; a caller that requires
@@ -57,8 +34,6 @@ func (f BackendSelectorFunc) Select(ctx context.Context, tool *toolmodel.Tool, b
 // and other kinds, and among backends of one kind the first registered.
 // Its zero value is ready to use; it never blocks.
 type DefaultSelector struct{}
-
-var _ BackendSelector = DefaultSelector{}
 
 // kindRank orders backend kinds for the default selector: in-process
 // backends cost least and fail least, remote protocols cost more.
@@ -78,7 +53,7 @@ func kindRank(k toolmodel.BackendKind) int {
 	return 5
 }
 
-// Select implements [BackendSelector]. It fails with [errors.NotFound]
+// Select returns the backend that should run tool. It fails with [errors.NotFound]
 // only when backends is empty.
 func (DefaultSelector) Select(_ context.Context, tool *toolmodel.Tool, backends []toolmodel.ToolBackend, hints []SelectHint) (toolmodel.ToolBackend, error) {
 	if len(backends) == 0 {

@@ -82,7 +82,7 @@ func TestWithChunks(t *testing.T) {
 		return toolrun.Output{}, nil
 	}))
 	var chunks []any
-	res, err := f.runner().Run(context.Background(), "demo:echo", nil, toolrun.WithChunks(func(v any) { chunks = append(chunks, v) }))
+	res, err := f.runner().Run(context.Background(), "demo:echo", nil, toolrun.CallOptions{OnChunk: func(v any) { chunks = append(chunks, v) }})
 	require.NoError(t, err)
 	assert.Equal(t, []any{"a", "b"}, chunks)
 	assert.Nil(t, res.Structured, "the chunks went to the callback")
@@ -126,7 +126,6 @@ func TestOutputText(t *testing.T) {
 	}{
 		{"text contents, a line each, before the structured result", toolrun.Output{Content: []mcp.Content{&mcp.TextContent{Text: "one"}, &mcp.TextContent{Text: "two"}}, Structured: 1.0}, "one\ntwo"},
 		{"structured result as JSON", toolrun.Output{Structured: map[string]any{"a": 1.0}}, `{"a":1}`},
-		{"the raw result's structured content", toolrun.Output{Raw: &mcp.CallToolResult{StructuredContent: map[string]any{"b": true}}}, `{"b":true}`},
 		{"nothing", toolrun.Output{}, ""},
 	}
 	for _, tt := range tests {

@@ -7,11 +7,15 @@ import (
 	"github.com/metatools-go/metatools/errors"
 )
 
-// BatchCall is one call of a batch.
+// BatchCall is one call of a batch. It is plain data: a batch can be
+// stored and sent as JSON.
 type BatchCall struct {
-	ToolID  string
-	Args    map[string]any
-	Options []CallOption
+	// ToolID is the tool to run.
+	ToolID string `json:"toolId"`
+	// Args are the call's arguments.
+	Args map[string]any `json:"args,omitempty"`
+	// Options apply to this call.
+	Options CallOptions `json:"options,omitzero"`
 }
 
 // BatchResult is the outcome of one batch call, as in [StepResult].
@@ -106,9 +110,22 @@ func (r *Runner) RunBatch(ctx context.Context, calls []BatchCall, opts ...BatchO
 		}
 	}
 	if abortErr == nil && ctx.Err() != nil {
-		abortErr = contextError(ctx)
+		abortErr = errors.FromContext(ctx, opBatch, nil)
 	}
 	return results, abortErr
+}
+
+// opBatch is the Op of the errors of calls that a batch's end kept from
+// starting.
+const opBatch = "batch"
+
+// notStarted returns the outcome of a call that the end of ctx kept from
+// starting: code timeout when the batch's deadline expired, canceled when
+// it was canceled (by the caller, or by the abort of [BatchAbortOnError]).
+func notStarted(ctx context.Context, toolID string) BatchResult {
+	e := errors.FromContext(ctx, opBatch, nil)
+	e.ToolID = toolID
+	return BatchResult{Err: e}
 }
 
 // runRound runs the calls at the given indices with bounded parallelism,
@@ -129,8 +146,7 @@ func (r *Runner) runRound(ctx context.Context, calls []BatchCall, indices []int,
 			defer wg.Done()
 			for i := range next {
 				c := calls[i]
-				callCfg := newCallConfig(c.Options)
-				callCfg.repeatable = &repeatable[i]
+				callCfg := callConfig{CallOptions: c.Options, repeatable: &repeatable[i]}
 				res, err := r.run(ctx, c.ToolID, c.Args, &callCfg)
 				results[i] = BatchResult{Result: res, Err: err}
 				if failure := results[i].failure(); failure != nil && cfg.mode == BatchAbortOnError {
@@ -141,15 +157,13 @@ func (r *Runner) runRound(ctx context.Context, calls []BatchCall, indices []int,
 	}
 	for _, i := range indices {
 		if ctx.Err() != nil {
-			results[i] = BatchResult{Err: &errors.Error{Code: errors.Canceled, Op: "batch", ToolID: calls[i].ToolID, Err: ctx.Err()}}
-			repeatable[i] = true
+			results[i], repeatable[i] = notStarted(ctx, calls[i].ToolID), true
 			continue
 		}
 		select {
 		case next <- i:
 		case <-ctx.Done():
-			results[i] = BatchResult{Err: &errors.Error{Code: errors.Canceled, Op: "batch", ToolID: calls[i].ToolID, Err: ctx.Err()}}
-			repeatable[i] = true
+			results[i], repeatable[i] = notStarted(ctx, calls[i].ToolID), true
 		}
 	}
 	close(next)

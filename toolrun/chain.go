@@ -8,6 +8,10 @@ import (
 	"github.com/metatools-go/metatools/errors"
 )
 
+// opChain is the Op of the error of a chain that its context's end
+// stopped before a step.
+const opChain = "chain"
+
 // DefaultPreviousKey is the argument under which a chain step receives the
 // previous step's result when it asks for it.
 const DefaultPreviousKey = "previous"
@@ -25,7 +29,7 @@ type ChainStep struct {
 	// empty means [DefaultPreviousKey].
 	PreviousKey string `json:"previousKey,omitempty"`
 	// Options apply to this step's call.
-	Options []CallOption `json:"-"`
+	Options CallOptions `json:"options,omitzero"`
 }
 
 // StepResult is the outcome of one chain step: Result when the tool ran
@@ -90,8 +94,8 @@ func (r *Runner) RunChain(ctx context.Context, steps []ChainStep, opts ...ChainO
 	var errs []error
 	var previous *RunResult
 	for i, step := range steps {
-		if err := ctx.Err(); err != nil {
-			return results, errors.Join(append(errs, contextError(ctx))...)
+		if err := errors.FromContext(ctx, opChain, nil); err != nil {
+			return results, errors.Join(append(errs, err)...)
 		}
 		report := func(p ChainProgress) {
 			if cfg.onProgress != nil {
@@ -105,9 +109,15 @@ func (r *Runner) RunChain(ctx context.Context, steps []ChainStep, opts ...ChainO
 		if err == nil {
 			callOpts := step.Options
 			if cfg.onProgress != nil {
-				callOpts = append(callOpts[:len(callOpts):len(callOpts)], WithProgress(func(p Progress) { report(ChainProgress{Progress: &p}) }))
+				userProgress := callOpts.OnProgress
+				callOpts.OnProgress = func(p Progress) {
+					if userProgress != nil {
+						userProgress(p)
+					}
+					report(ChainProgress{Progress: &p})
+				}
 			}
-			res.Result, err = r.Run(ctx, step.ToolID, args, callOpts...)
+			res.Result, err = r.Run(ctx, step.ToolID, args, callOpts)
 		}
 		res.Err = err
 		results = append(results, res)

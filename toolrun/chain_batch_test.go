@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -180,9 +181,9 @@ func TestRunStream(t *testing.T) {
 	})
 	f.registry.Register("local", streaming)
 	var progress []float64
-	events := f.runner().RunStream(context.Background(), "demo:echo", nil, toolrun.WithProgress(func(p toolrun.Progress) {
+	events := f.runner().RunStream(context.Background(), "demo:echo", nil, toolrun.CallOptions{OnProgress: func(p toolrun.Progress) {
 		progress = append(progress, p.Progress)
-	}))
+	}})
 	var kinds []toolrun.StreamEventKind
 	var last toolrun.StreamEvent
 	for ev := range events {
@@ -234,4 +235,21 @@ func TestConcurrencyLimit(t *testing.T) {
 		_, err = lim.Acquire(ctx, &toolrun.Call{})
 		require.ErrorIs(t, err, context.Canceled, "a full limit waits until the context ends")
 	})
+}
+
+// A batch whose deadline expires ends the calls it had not started with
+// code timeout, not canceled: nobody canceled them.
+func TestBatchExpiredDeadlineIsTimeout(t *testing.T) {
+	f := newFixture(t)
+	ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel()
+	results, err := f.runner().RunBatch(ctx, []toolrun.BatchCall{{ToolID: "demo:echo"}, {ToolID: "math:add"}})
+	require.Error(t, err)
+	assert.Equal(t, errors.Timeout, errors.CodeOf(err), "batch error: %v", err)
+	require.Len(t, results, 2)
+	for i, res := range results {
+		require.Error(t, res.Err, "call %d", i)
+		assert.Equal(t, errors.Timeout, errors.CodeOf(res.Err), "call %d: %v", i, res.Err)
+		assert.ErrorIs(t, res.Err, context.DeadlineExceeded, "call %d", i)
+	}
 }

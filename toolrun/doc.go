@@ -4,8 +4,9 @@
 //
 // A [Runner] resolves a tool (in a toolindex.Index given with [WithIndex]
 // or carried in the context, then in [Resolver]s), chooses one of its
-// backends (a toolindex.BackendSelector, guided by [PreferBackend] and
-// [PreferKind]), and runs it through one pipeline:
+// backends (its [BackendSelector], [WithSelector], guided by the call's
+// [CallOptions.Prefer]: the runner is the one place where that choice is
+// configured), and runs it through one pipeline:
 //
 //	resolve → select backend → authorize → before-execution hooks →
 //	pre-call hooks → validate input → execute (retry policy, timeout) →
@@ -22,6 +23,16 @@
 //		toolmodel.BackendMCP:   mcpManager,
 //	}), toolrun.WithIndex(idx))
 //	res, err := runner.Run(ctx, "github:create_issue", map[string]any{"title": "Crash"})
+//
+// Per-call options are a plain struct, [CallOptions] (preferred backends,
+// timeout, metadata, skipping validation, progress and chunk callbacks),
+// so that a chain's steps and a batch's calls are data that can be stored
+// and sent as JSON:
+//
+//	res, err := runner.Run(ctx, "github:create_issue", args, toolrun.CallOptions{
+//		Prefer:  []toolrun.SelectHint{{Kind: toolmodel.BackendMCP}},
+//		Timeout: toolmodel.Duration(10 * time.Second),
+//	})
 //
 // Beyond [Runner.Run]: [Runner.RunStream] delivers progress and partial
 // results on a channel, [Runner.RunChain] runs calls in sequence passing
@@ -49,6 +60,23 @@
 // string, float64, bool, nil) whatever the backend: a Go function's
 // slices, integers and structs are converted, so the next step of a chain
 // receives what it would from an MCP server or an HTTP API.
+//
+// # Errors from a backend
+//
+// An error from a backend is converted where it is received, once: the
+// executor turns the backend's failure into an *errors.Error with the
+// right code and Retryable (mcpexec decodes a JSON-RPC error with
+// [errors.FromWire], httpexec a status with [errors.FromHTTP], grpcexec
+// maps a gRPC status), because only the executor knows the protocol; and
+// the end of the call's context, wherever it is noticed, becomes an error
+// through [errors.FromContext] (timeout for an expired deadline, canceled
+// otherwise). The runner then only adds what it knows: the stage, tool
+// and backend (the Op, ToolID and Backend of the error it returns, which
+// keeps the executor's code, retryability and metadata), the name of the
+// backend that did not answer before the call's deadline, and, with an
+// [ArgumentMasker], the removal of hidden values from the message. A
+// server that sends the error on (toolserver) encodes that one error with
+// [errors.ToWire].
 //
 // # Retries
 //
@@ -81,8 +109,28 @@
 // [DefaultRetryPolicy], makes up to 3 attempts of retryable errors
 // ([errors.IsRetryable]), honouring a delay the backend asked for.
 //
+// How many times a call can run, in all:
+//
+//   - [Runner.Run], [Runner.RunStream] and each step of [Runner.RunChain]
+//     call the executor at most as many times as the [RetryPolicy] allows
+//     (3 under the defaults), within the call's timeout;
+//   - [Runner.RunBatch] runs each call once ([BatchContinue],
+//     [BatchAbortOnError]); with [BatchRetry], each retry round (1 by
+//     default, [WithRetryRounds]) runs a failed call again as Run does,
+//     so a call gets at most (rounds+1) × the policy's attempts: 6 under
+//     the defaults;
+//   - within one of those executions, mcpexec sends the request a second
+//     time, once, when the session broke and the rule above allows it;
+//     the other built-in executors send it once. So an MCP server may
+//     receive a call at most twice per execution: 6 times per Run and 12
+//     per batch call with BatchRetry under the defaults, and only when
+//     the tool is idempotent or the request never reached it.
+//
+// [RunResult.Attempts] counts the executions of the run that produced
+// the result.
+//
 // Every call is bounded, retries included: by its own timeout
-// ([WithTimeout]), else by the runner's ([WithDefaultTimeout], by default
+// ([CallOptions.Timeout]), else by the runner's ([WithDefaultTimeout], by default
 // [DefaultCallTimeout], 60 seconds). A backend that does not answer in
 // time fails the call with code [errors.Timeout] and a message naming the
 // tool, the backend and the timeout, such as

@@ -42,6 +42,8 @@ type Event struct {
 
 // EventPublisher receives the runner's events. Publish is called on the
 // caller's goroutine and must be quick; it must not modify the event.
+// Events of concurrent calls are published concurrently: implementations
+// must be safe for concurrent use.
 type EventPublisher interface {
 	Publish(ctx context.Context, event Event)
 }

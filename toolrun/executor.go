@@ -60,7 +60,7 @@ type Call struct {
 	Backend toolmodel.ToolBackend
 	// Args are the call's arguments, a JSON object.
 	Args map[string]any
-	// Metadata is free data from the caller (see [WithMetadata]), for
+	// Metadata is free data from the caller ([CallOptions.Metadata]), for
 	// hooks, policies and executors.
 	Metadata map[string]string
 	// OnProgress, when set, receives the backend's progress notifications.
@@ -87,15 +87,15 @@ type Progress struct {
 	Message  string  `json:"message,omitempty"`
 }
 
-// Output is what an [Executor] returns for a call that reached its tool.
+// Output is what an [Executor] returns for a call that reached its tool:
+// the one form of a result, whatever the backend. An MCP result maps to it
+// field for field (structuredContent, content, isError).
 type Output struct {
 	// Structured is the result as a JSON value (map[string]any, []any,
 	// string, float64, bool or nil), when the backend gives one.
 	Structured any
 	// Content is the result as MCP content, when the backend gives it.
 	Content []mcp.Content
-	// Raw is the MCP result as received, for MCP backends.
-	Raw *mcp.CallToolResult
 	// IsError reports that the tool ran and failed; Content or Structured
 	// say why.
 	IsError bool

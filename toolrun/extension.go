@@ -12,6 +12,10 @@ import (
 // or an error that rejects the call. An error from AfterExecution replaces
 // a nil run error (a post-check that fails the run); it is joined to a
 // non-nil one.
+//
+// The runner calls both methods from the goroutine of each call, and
+// calls of different runs overlap: implementations must be safe for
+// concurrent use.
 type ExecutionHook interface {
 	BeforeExecution(ctx context.Context, toolID string, args map[string]any) (context.Context, error)
 	AfterExecution(ctx context.Context, toolID string, result *RunResult, err error) error
@@ -19,7 +23,10 @@ type ExecutionHook interface {
 
 // PreCallHook may inspect and rewrite a call before its arguments are
 // validated and it is executed: inject credentials from the session in the
-// context, add defaults, or reject the call with an error.
+// context, add defaults, or reject the call with an error. The call is
+// the hook's own to change during PreCall (a deep copy of the caller's
+// arguments); it must not keep it. Implementations must be safe for
+// concurrent use: the calls of concurrent runs overlap.
 type PreCallHook interface {
 	PreCall(ctx context.Context, call *Call) error
 }
@@ -32,7 +39,9 @@ func (f PreCallFunc) PreCall(ctx context.Context, call *Call) error { return f(c
 
 // PostCallHook may inspect and rewrite a result after it has been
 // normalized and validated: redact fields, add annotations, or turn it
-// into an error.
+// into an error. It must not keep the call or the result after PostCall
+// returns. Implementations must be safe for concurrent use: the calls of
+// concurrent runs overlap.
 type PostCallHook interface {
 	PostCall(ctx context.Context, call *Call, result *RunResult) error
 }
@@ -48,7 +57,9 @@ func (f PostCallFunc) PostCall(ctx context.Context, call *Call, result *RunResul
 // AuthorizationPolicy decides whether a call may run. It sees the resolved
 // call (tool, chosen backend, arguments, metadata) and returns nil to
 // allow it or an error, typically of code [errors.PermissionDenied], to
-// refuse it. See [AllowDeny] for lists of tool patterns.
+// refuse it. See [AllowDeny] for lists of tool patterns. It must not
+// modify the call. Implementations must be safe for concurrent use: the
+// calls of concurrent runs overlap.
 type AuthorizationPolicy interface {
 	Authorize(ctx context.Context, call *Call) error
 }
@@ -65,6 +76,8 @@ func (f AuthorizationFunc) Authorize(ctx context.Context, call *Call) error { re
 // [BaseExtension], whose methods do nothing, and define the methods you
 // need. The runner treats an Extension and the separate hooks alike: they
 // all run in the one pipeline, in the order they were given to [New].
+// Each method follows the contract of the interface it comes from;
+// implementations must be safe for concurrent use.
 type Extension interface {
 	ExecutionHook
 	PreCallHook

@@ -129,7 +129,7 @@ func TestEventsShowMaskedArguments(t *testing.T) {
 		toolrun.WithExtension(rec),
 	)
 	res, err := r.Run(context.Background(), "demo:echo", map[string]any{"text": "call with Bearer abc.def-ghi please", "api_key": "k-123"},
-		toolrun.WithMetadata(map[string]string{"user": "ada"}))
+		toolrun.CallOptions{Metadata: map[string]string{"user": "ada"}})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"header": "Bearer s3cr3t-t0ken"}, res.Structured.(map[string]any)["auth"], "the tool gets the real secret")
 

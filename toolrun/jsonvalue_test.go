@@ -31,7 +31,7 @@ func TestHooksGetADeepCopyOfTheArguments(t *testing.T) {
 		c.Metadata["user"] = "mallory"
 		return nil
 	})))
-	res, err := r.Run(context.Background(), "demo:echo", args, toolrun.WithMetadata(metadata))
+	res, err := r.Run(context.Background(), "demo:echo", args, toolrun.CallOptions{Metadata: metadata})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{
 		"text":    "hi",

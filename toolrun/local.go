@@ -58,13 +58,13 @@ func (e *LocalExecutor) Execute(ctx context.Context, call *Call) (Output, error)
 	if !ok {
 		return Output{}, errors.Errorf(errors.NotFound, "no local function %q", call.Backend.Local.Name)
 	}
-	if err := ctx.Err(); err != nil {
-		return Output{}, contextError(ctx)
+	if err := errors.FromContext(ctx, OpExecute, nil); err != nil {
+		return Output{}, err
 	}
 	value, err := fn(ctx, call.Args)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			return Output{}, contextError(ctx)
+			return Output{}, errors.FromContext(ctx, OpExecute, nil)
 		}
 		var e *errors.Error
 		if errors.As(err, &e) && e.Code != errors.Execution {

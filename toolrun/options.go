@@ -3,6 +3,7 @@ package toolrun
 import (
 	"time"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 )
@@ -30,9 +31,15 @@ func WithResolver(res Resolver) Option {
 }
 
 // WithSelector sets how a backend is chosen among a tool's backends; the
-// default is [toolindex.DefaultSelector].
-func WithSelector(s toolindex.BackendSelector) Option {
-	return func(r *Runner) { r.selector = s }
+// default is [toolindex.DefaultSelector]. It is the one place where this
+// choice is configured: an index only stores the backends. A nil s keeps
+// the default.
+func WithSelector(s BackendSelector) Option {
+	return func(r *Runner) {
+		if s != nil {
+			r.selector = s
+		}
+	}
 }
 
 // WithValidator sets the schema validator; the default is a
@@ -59,7 +66,7 @@ func WithIdempotentTools(patterns ...string) Option {
 }
 
 // WithDefaultTimeout bounds each call, retries included, that sets no
-// timeout of its own with [WithTimeout]; the default is
+// timeout of its own ([CallOptions.Timeout]); the default is
 // [DefaultCallTimeout], and d <= 0 means no bound but the context's. A
 // call whose backend does not answer in time fails with code
 // [errors.Timeout] and a message naming the tool, the backend and the
@@ -103,66 +110,50 @@ func WithEventPublisher(p EventPublisher) Option {
 	return WithExtension(publishExtension{publisher: p})
 }
 
-// CallOption configures one call.
-type CallOption func(*callConfig)
+// CallOptions configures one call; its zero value asks for the defaults.
+// It is plain data, so that a chain's steps and a batch's calls can be
+// stored and sent as JSON; only the callbacks, which are code, are left
+// out of the JSON form.
+type CallOptions struct {
+	// Prefer lists preferences among the tool's backends, tried in order
+	// by the runner's [BackendSelector]: a hint that matches no backend is
+	// ignored. Set Backend ([toolmodel.ToolBackend.Identity]) or Kind.
+	Prefer []SelectHint `json:"prefer,omitempty"`
+	// Timeout bounds the call, retries included, instead of the runner's
+	// default ([WithDefaultTimeout]); zero or less leaves the default. An
+	// expired call fails with code timeout. Its JSON form is a duration
+	// string such as "30s".
+	Timeout toolmodel.Duration `json:"timeout,omitempty"`
+	// Metadata is passed to hooks, policies and executors in
+	// [Call.Metadata].
+	Metadata map[string]string `json:"metadata,omitempty"`
+	// SkipValidation skips the validation of the call's arguments and
+	// result, for callers that have validated them already.
+	SkipValidation bool `json:"skipValidation,omitempty"`
+	// OnProgress, when set, receives the backend's progress
+	// notifications.
+	OnProgress func(Progress) `json:"-"`
+	// OnChunk, when set, receives the partial results of a streaming call
+	// as they arrive; see [Call.OnChunk].
+	OnChunk func(any) `json:"-"`
+}
 
+// callConfig is a call's options as the pipeline uses them.
 type callConfig struct {
-	hints          []toolindex.SelectHint
-	timeout        time.Duration
-	metadata       map[string]string
-	skipValidation bool
-	onProgress     func(Progress)
-	onChunk        func(any)
+	CallOptions
 	// repeatable, when set, receives whether the call may run again
 	// ([SafeToRepeat]), for the retry rounds of a batch.
 	repeatable *bool
 }
 
-func newCallConfig(opts []CallOption) callConfig {
-	var c callConfig
-	for _, opt := range opts {
-		opt(&c)
+// newCallConfig returns the configuration of a call given at most one
+// CallOptions, the optional last argument of [Runner.Run].
+func newCallConfig(opts []CallOptions) (callConfig, error) {
+	switch len(opts) {
+	case 0:
+		return callConfig{}, nil
+	case 1:
+		return callConfig{CallOptions: opts[0]}, nil
 	}
-	return c
-}
-
-// PreferBackend asks for the backend of the given identity
-// ([toolmodel.ToolBackend.Identity]) when the tool has it.
-func PreferBackend(identity string) CallOption {
-	return func(c *callConfig) { c.hints = append(c.hints, toolindex.SelectHint{Backend: identity}) }
-}
-
-// PreferKind asks for a backend of the given kind when the tool has one.
-func PreferKind(kind toolmodel.BackendKind) CallOption {
-	return func(c *callConfig) { c.hints = append(c.hints, toolindex.SelectHint{Kind: kind}) }
-}
-
-// WithTimeout bounds the call, retries included, instead of the runner's
-// default ([WithDefaultTimeout]); d <= 0 leaves the default. An expired
-// call fails with code timeout.
-func WithTimeout(d time.Duration) CallOption {
-	return func(c *callConfig) { c.timeout = d }
-}
-
-// WithMetadata passes data to hooks, policies and executors in
-// [Call.Metadata].
-func WithMetadata(md map[string]string) CallOption {
-	return func(c *callConfig) { c.metadata = md }
-}
-
-// SkipValidation skips the validation of the call's arguments and result,
-// for callers that have validated them already.
-func SkipValidation() CallOption {
-	return func(c *callConfig) { c.skipValidation = true }
-}
-
-// WithProgress receives the backend's progress notifications.
-func WithProgress(fn func(Progress)) CallOption {
-	return func(c *callConfig) { c.onProgress = fn }
-}
-
-// WithChunks receives the partial results of a streaming call as they
-// arrive; see [Call.OnChunk].
-func WithChunks(fn func(any)) CallOption {
-	return func(c *callConfig) { c.onChunk = fn }
+	return callConfig{}, errors.Errorf(errors.InvalidArgument, "%d CallOptions given for one call; pass at most one", len(opts))
 }

@@ -12,7 +12,8 @@ import (
 // [toolmodel.BackendProvider] kind, without writing a whole [Executor].
 //
 // CallTool runs the named tool (the backend's ToolName, or the tool's name)
-// for call and follows the same contract as [Executor.Execute].
+// for call and follows the same contract as [Executor.Execute]: in
+// particular, implementations must be safe for concurrent use.
 type Provider interface {
 	CallTool(ctx context.Context, name string, call *Call) (Output, error)
 }

@@ -90,7 +90,7 @@ func SafeToRepeat(call *Call, err error) bool {
 }
 
 // DefaultCallTimeout bounds each call, retries included, that sets no
-// timeout of its own ([WithTimeout]) unless the runner is told otherwise
+// timeout of its own ([CallOptions.Timeout]) unless the runner is told otherwise
 // with [WithDefaultTimeout]: 60 seconds, the default request timeout of
 // MCP's reference SDKs.
 const DefaultCallTimeout = 60 * time.Second

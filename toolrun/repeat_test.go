@@ -173,7 +173,7 @@ func TestDefaultTimeoutNamesTheToolAndTheBackend(t *testing.T) {
 	tests := []struct {
 		name   string
 		opts   []toolrun.Option
-		call   []toolrun.CallOption
+		call   []toolrun.CallOptions
 		ctx    func(context.Context) (context.Context, context.CancelFunc)
 		within string
 		wait   time.Duration
@@ -182,7 +182,7 @@ func TestDefaultTimeoutNamesTheToolAndTheBackend(t *testing.T) {
 		{name: "configured", opts: []toolrun.Option{toolrun.WithDefaultTimeout(30 * time.Second)}, within: "within 30s", wait: 30 * time.Second},
 		{
 			name: "the call's own", opts: []toolrun.Option{toolrun.WithDefaultTimeout(30 * time.Second)},
-			call: []toolrun.CallOption{toolrun.WithTimeout(5 * time.Second)}, within: "within 5s", wait: 5 * time.Second,
+			call: []toolrun.CallOptions{{Timeout: toolmodel.Duration(5 * time.Second)}}, within: "within 5s", wait: 5 * time.Second,
 		},
 		{
 			name: "the caller's deadline", opts: []toolrun.Option{toolrun.WithDefaultTimeout(0)},

@@ -17,7 +17,10 @@ import (
 
 // Resolver finds a tool and its backends by ID, for tools that are not in
 // an index. It returns an error of code [errors.NotFound] for a tool it
-// does not know, so that the next resolver is asked.
+// does not know, so that the next resolver is asked. The runner calls it
+// from the goroutine of each call: implementations must be safe for
+// concurrent use, and return a tool and backends that the caller may
+// keep (not shared state).
 type Resolver interface {
 	Resolve(ctx context.Context, id string) (toolmodel.Tool, []toolmodel.ToolBackend, error)
 }
@@ -62,7 +65,7 @@ type Runner struct {
 	executors   *ExecutorRegistry
 	index       toolindex.Index
 	resolvers   []Resolver
-	selector    toolindex.BackendSelector
+	selector    BackendSelector
 	validator   toolmodel.SchemaValidator
 	retry       RetryPolicy
 	timeout     time.Duration
@@ -114,8 +117,6 @@ type RunResult struct {
 	Structured any
 	// Content is the result as MCP content, when the backend gives it.
 	Content []mcp.Content
-	// Raw is the MCP result as received, for MCP backends.
-	Raw *mcp.CallToolResult
 	// ToolError is set when the tool ran and reported a failure; it has
 	// code [errors.Execution] and the tool's message. The run itself
 	// succeeded: Run returns a nil error.
@@ -139,16 +140,23 @@ func (r *RunResult) Err() error {
 // tool ran, even if the tool reported a failure ([RunResult.ToolError]),
 // and an error when the call could not run or its result was refused.
 // Run does not modify args.
-func (r *Runner) Run(ctx context.Context, toolID string, args map[string]any, opts ...CallOption) (*RunResult, error) {
-	cfg := newCallConfig(opts)
+//
+// opts is optional: a call takes at most one [CallOptions], and its zero
+// value asks for the defaults; more than one fails with code
+// [errors.InvalidArgument].
+func (r *Runner) Run(ctx context.Context, toolID string, args map[string]any, opts ...CallOptions) (*RunResult, error) {
+	cfg, err := newCallConfig(opts)
+	if err != nil {
+		return nil, stageError(err, OpResolve, toolID, "", errors.InvalidArgument)
+	}
 	return r.run(ctx, toolID, args, &cfg)
 }
 
 func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cfg *callConfig) (result *RunResult, err error) {
 	start := time.Now()
 	timeout := r.timeout
-	if cfg.timeout > 0 {
-		timeout = cfg.timeout
+	if cfg.Timeout > 0 {
+		timeout = time.Duration(cfg.Timeout)
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -168,7 +176,7 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 	if err != nil {
 		return nil, stageError(err, OpResolve, toolID, "", errors.NotFound)
 	}
-	backend, err := r.selector.Select(ctx, &tool, backends, cfg.hints)
+	backend, err := r.selector.Select(ctx, &tool, backends, cfg.Prefer)
 	if err != nil {
 		return nil, stageError(err, OpSelectBackend, toolID, "", errors.NotFound)
 	}
@@ -176,9 +184,9 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 		Tool:       tool,
 		Backend:    backend,
 		Args:       args,
-		Metadata:   cfg.metadata,
-		OnProgress: cfg.onProgress,
-		OnChunk:    cfg.onChunk,
+		Metadata:   cfg.Metadata,
+		OnProgress: cfg.OnProgress,
+		OnChunk:    cfg.OnChunk,
 	}
 	if _, ok := matchAny(r.idempotent, toolID); ok {
 		call.Idempotent = true
@@ -188,7 +196,7 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 		// work on a deep copy, so that the caller's maps never change.
 		// Executors only read them, so without hooks there is no copy.
 		call.Args = cloneArgs(args)
-		call.Metadata = maps.Clone(cfg.metadata)
+		call.Metadata = maps.Clone(cfg.Metadata)
 	}
 	if call.Args == nil {
 		call.Args = map[string]any{}
@@ -249,7 +257,7 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 			return nil, fail(err, OpPreCall, errors.InvalidArgument)
 		}
 	}
-	if !cfg.skipValidation {
+	if !cfg.SkipValidation {
 		if err := r.validator.ValidateInput(&call.Tool, call.Args); err != nil {
 			return nil, fail(err, OpValidateInput, errors.Validation)
 		}
@@ -274,7 +282,7 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 		// A tool's failure message may echo its arguments, secrets included.
 		result.ToolError = r.redactorFor(toolID, call.Args).coded(result.ToolError)
 	}
-	if result.ToolError == nil && !cfg.skipValidation && call.Tool.OutputSchema != nil && result.Structured != nil {
+	if result.ToolError == nil && !cfg.SkipValidation && call.Tool.OutputSchema != nil && result.Structured != nil {
 		if err := r.validator.ValidateOutput(&call.Tool, result.Structured); err != nil {
 			return nil, fail(err, OpValidateOutput, errors.Validation)
 		}
@@ -344,9 +352,7 @@ func (r *Runner) execute(ctx context.Context, call *Call) (Output, int, error) {
 		case <-timer.C:
 		case <-ctx.Done():
 			timer.Stop()
-			ctxErr := contextError(ctx)
-			ctxErr.Err = errors.Join(ctxErr.Err, fmt.Errorf("last attempt: %w", err))
-			return Output{}, attempt, ctxErr
+			return Output{}, attempt, errors.FromContext(ctx, OpExecute, fmt.Errorf("last attempt: %w", err))
 		}
 	}
 }
@@ -355,7 +361,10 @@ func (r *Runner) executeOnce(ctx context.Context, executor Executor, call *Call)
 	if r.concurrency != nil {
 		release, err := r.concurrency.Acquire(ctx, call)
 		if err != nil {
-			return Output{}, contextError(ctx)
+			if ctxErr := errors.FromContext(ctx, OpExecute, nil); ctxErr != nil {
+				return Output{}, ctxErr
+			}
+			return Output{}, err
 		}
 		defer release()
 	}
@@ -369,25 +378,17 @@ func (r *Runner) executeOnce(ctx context.Context, executor Executor, call *Call)
 		// rather than a bare "context deadline exceeded".
 		return Output{}, timeoutError(ctx, call, err)
 	case code == errors.Internal:
-		// An executor that returned the bare context error, or wrapped it
-		// without a code: classify it by the context.
-		return Output{}, errors.Join(contextError(ctx), err)
+		// An executor that returned an error without a code once the
+		// context ended (a closed connection): classify it by the context.
+		return Output{}, errors.FromContext(ctx, OpExecute, err)
 	}
 	return out, err
 }
 
-// contextError returns ctx's error classified as timeout or canceled.
-func contextError(ctx context.Context) *errors.Error {
-	err := ctx.Err()
-	if errors.Is(err, context.DeadlineExceeded) {
-		return errors.E(errors.Timeout, err)
-	}
-	return &errors.Error{Code: errors.Canceled, Err: err}
-}
-
 // stageError returns err as an *errors.Error naming the stage, the tool and
 // the backend. An error that has a code keeps it, with its retryability and
-// metadata; any other gets code, or the code of the context's error.
+// metadata; any other gets the class [errors.CodeOf] gives it (a
+// context's error is timeout or canceled), or else code.
 func stageError(err error, op, toolID, backend string, code errors.Code) *errors.Error {
 	out := &errors.Error{Op: op, ToolID: toolID, Backend: backend, Err: err}
 	var inner *errors.Error
@@ -403,10 +404,10 @@ func stageError(err error, op, toolID, backend string, code errors.Code) *errors
 			out.Backend = inner.Backend
 		}
 		return out
-	case errors.Is(err, context.DeadlineExceeded):
-		code = errors.Timeout
-	case errors.Is(err, context.Canceled):
-		code = errors.Canceled
+	case errors.CodeOf(err) != errors.Internal:
+		// A context's error, or the standard library's ErrUnsupported:
+		// its class says more than the stage's.
+		code = errors.CodeOf(err)
 	}
 	out.Code, out.Retryable = code, code.Retryable()
 	return out
@@ -416,10 +417,7 @@ func stageError(err error, op, toolID, backend string, code errors.Code) *errors
 // result preferred, else JSON text parsed, else text; a tool failure
 // becomes the result's ToolError.
 func normalize(call *Call, out Output) *RunResult {
-	result := &RunResult{Tool: call.Tool, Backend: call.Backend, Content: out.Content, Raw: out.Raw, Structured: jsonValue(out.Structured)}
-	if result.Structured == nil && out.Raw != nil && out.Raw.StructuredContent != nil {
-		result.Structured = jsonValue(out.Raw.StructuredContent)
-	}
+	result := &RunResult{Tool: call.Tool, Backend: call.Backend, Content: out.Content, Structured: jsonValue(out.Structured)}
 	text := contentText(out.Content)
 	if result.Structured == nil && text != "" {
 		var parsed any
@@ -462,9 +460,6 @@ func OutputText(out Output) string {
 	}
 	if out.Structured != nil {
 		return renderArgs(out.Structured)
-	}
-	if out.Raw != nil && out.Raw.StructuredContent != nil {
-		return renderArgs(out.Raw.StructuredContent)
 	}
 	return ""
 }

@@ -38,7 +38,7 @@ func TestRunFailuresNameTheirStage(t *testing.T) {
 		name    string
 		toolID  string
 		args    map[string]any
-		opts    []toolrun.CallOption
+		opts    []toolrun.CallOptions
 		runner  []toolrun.Option
 		code    errors.Code
 		op      string
@@ -56,8 +56,8 @@ func TestRunFailuresNameTheirStage(t *testing.T) {
 		{name: "post-call fails", toolID: "demo:echo", runner: []toolrun.Option{toolrun.WithPostCall(toolrun.PostCallFunc(func(context.Context, *toolrun.Call, *toolrun.RunResult) error {
 			return errors.New("redaction failed")
 		}))}, code: errors.Internal, op: toolrun.OpPostCall, message: "redaction failed"},
-		{name: "no executor", toolID: "demo:echo", opts: []toolrun.CallOption{toolrun.PreferKind(toolmodel.BackendHTTP)}, runner: []toolrun.Option{toolrun.WithSelector(
-			toolindex.BackendSelectorFunc(func(context.Context, *toolmodel.Tool, []toolmodel.ToolBackend, []toolindex.SelectHint) (toolmodel.ToolBackend, error) {
+		{name: "no executor", toolID: "demo:echo", opts: []toolrun.CallOptions{{Prefer: []toolrun.SelectHint{{Kind: toolmodel.BackendHTTP}}}}, runner: []toolrun.Option{toolrun.WithSelector(
+			toolrun.BackendSelectorFunc(func(context.Context, *toolmodel.Tool, []toolmodel.ToolBackend, []toolrun.SelectHint) (toolmodel.ToolBackend, error) {
 				return toolmodel.ToolBackend{Kind: "queue", Config: map[string]string{"source": "q"}}, nil
 			}))}, code: errors.Unsupported, op: toolrun.OpExecute, message: `no executor for backend kind "queue"`},
 	}
@@ -88,7 +88,7 @@ func TestToolFailureIsAResult(t *testing.T) {
 
 func TestSkipValidation(t *testing.T) {
 	f := newFixture(t)
-	res, err := f.runner().Run(context.Background(), "demo:badout", nil, toolrun.SkipValidation())
+	res, err := f.runner().Run(context.Background(), "demo:badout", nil, toolrun.CallOptions{SkipValidation: true})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"n": "not a number"}, res.Structured)
 }
@@ -150,11 +150,11 @@ func TestBackendPreference(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, toolmodel.BackendLocal, res.Backend.Kind, "local comes first by default")
 
-	res, err = f.runner().Run(context.Background(), "demo:echo", nil, toolrun.PreferKind(toolmodel.BackendProvider))
+	res, err = f.runner().Run(context.Background(), "demo:echo", nil, toolrun.CallOptions{Prefer: []toolrun.SelectHint{{Kind: toolmodel.BackendProvider}}})
 	require.NoError(t, err)
 	assert.Equal(t, "provider ran echo_v2", res.Structured)
 
-	res, err = f.runner().Run(context.Background(), "demo:echo", nil, toolrun.PreferBackend("provider:crm"))
+	res, err = f.runner().Run(context.Background(), "demo:echo", nil, toolrun.CallOptions{Prefer: []toolrun.SelectHint{{Backend: "provider:crm"}}})
 	require.NoError(t, err)
 	assert.Equal(t, "provider:crm", res.Backend.Identity())
 }
@@ -163,7 +163,7 @@ func TestTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t)
 		start := time.Now()
-		_, err := f.runner().Run(context.Background(), "demo:block", nil, toolrun.WithTimeout(3*time.Second))
+		_, err := f.runner().Run(context.Background(), "demo:block", nil, toolrun.CallOptions{Timeout: toolmodel.Duration(3 * time.Second)})
 		require.Error(t, err)
 		assert.Equal(t, errors.Timeout, errors.CodeOf(err), "error: %v", err)
 		assert.Equal(t, 3*time.Second, time.Since(start))

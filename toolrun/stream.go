@@ -2,6 +2,8 @@ package toolrun
 
 import (
 	"context"
+
+	"github.com/metatools-go/metatools/errors"
 )
 
 // StreamEventKind says what a [StreamEvent] carries.
@@ -32,7 +34,9 @@ type StreamEvent struct {
 // is closed. The caller must read the channel to the end or cancel ctx:
 // once ctx is done, undelivered progress and chunks are dropped, and the
 // final event is still delivered if the caller is reading.
-func (r *Runner) RunStream(ctx context.Context, toolID string, args map[string]any, opts ...CallOption) <-chan StreamEvent {
+//
+// opts is optional, as for [Runner.Run].
+func (r *Runner) RunStream(ctx context.Context, toolID string, args map[string]any, opts ...CallOptions) <-chan StreamEvent {
 	events := make(chan StreamEvent, 16)
 	send := func(ev StreamEvent) {
 		select {
@@ -40,15 +44,15 @@ func (r *Runner) RunStream(ctx context.Context, toolID string, args map[string]a
 		case <-ctx.Done():
 		}
 	}
-	cfg := newCallConfig(opts)
-	userProgress, userChunk := cfg.onProgress, cfg.onChunk
-	cfg.onProgress = func(p Progress) {
+	cfg, cfgErr := newCallConfig(opts)
+	userProgress, userChunk := cfg.OnProgress, cfg.OnChunk
+	cfg.OnProgress = func(p Progress) {
 		if userProgress != nil {
 			userProgress(p)
 		}
 		send(StreamEvent{Kind: StreamProgress, Progress: &p})
 	}
-	cfg.onChunk = func(c any) {
+	cfg.OnChunk = func(c any) {
 		if userChunk != nil {
 			userChunk(c)
 		}
@@ -56,7 +60,13 @@ func (r *Runner) RunStream(ctx context.Context, toolID string, args map[string]a
 	}
 	go func() {
 		defer close(events)
-		result, err := r.run(ctx, toolID, args, &cfg)
+		var result *RunResult
+		var err error
+		if cfgErr != nil {
+			err = stageError(cfgErr, OpResolve, toolID, "", errors.InvalidArgument)
+		} else {
+			result, err = r.run(ctx, toolID, args, &cfg)
+		}
 		done := StreamEvent{Kind: StreamDone, Result: result, Err: err}
 		select {
 		case events <- done:

@@ -217,20 +217,20 @@ func (x *semanticIndex) embed(ctx context.Context, texts []string) ([][]float32,
 	const op = "toolsearch.Embedder.Embed"
 	vectors, err := x.embedder.Embed(ctx, texts)
 	if err != nil {
-		if cerr := ctxError(ctx, op); cerr != nil {
+		if cerr := errors.FromContext(ctx, op, err); cerr != nil {
 			return nil, cerr
 		}
-		return nil, opError(op, errors.CodeOf(err), "%w", err)
+		return nil, errors.WithOp(op, err)
 	}
 	if len(vectors) != len(texts) {
-		return nil, opError(op, errors.Internal, "%d vectors for %d texts", len(vectors), len(texts))
+		return nil, errors.Opf(op, errors.Internal, "%d vectors for %d texts", len(vectors), len(texts))
 	}
 	for i, v := range vectors {
 		if len(v) == 0 || len(v) != len(vectors[0]) {
-			return nil, opError(op, errors.Internal, "vector %d has dimension %d, vector 0 has %d", i, len(v), len(vectors[0]))
+			return nil, errors.Opf(op, errors.Internal, "vector %d has dimension %d, vector 0 has %d", i, len(v), len(vectors[0]))
 		}
 		if !normalize(v) {
-			return nil, opError(op, errors.Internal, "vector %d is zero or not finite", i)
+			return nil, errors.Opf(op, errors.Internal, "vector %d is zero or not finite", i)
 		}
 	}
 	return vectors, nil

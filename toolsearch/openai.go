@@ -57,16 +57,16 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 		return nil, nil
 	}
 	if e.BaseURL == "" || e.Model == "" {
-		return nil, opError(op, errors.InvalidArgument, "BaseURL and Model must be set")
+		return nil, errors.Opf(op, errors.InvalidArgument, "BaseURL and Model must be set")
 	}
 	body, err := json.Marshal(embeddingsRequest{Model: e.Model, Input: texts, Dimensions: e.Dimensions})
 	if err != nil {
-		return nil, opError(op, errors.Internal, "encode the request: %w", err)
+		return nil, errors.Opf(op, errors.Internal, "encode the request: %w", err)
 	}
 	url := strings.TrimSuffix(e.BaseURL, "/") + "/embeddings"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return nil, opError(op, errors.InvalidArgument, "BaseURL: %w", err)
+		return nil, errors.Opf(op, errors.InvalidArgument, "BaseURL: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if e.APIKey != "" {
@@ -78,25 +78,25 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		if cerr := ctxError(ctx, op); cerr != nil {
+		if cerr := errors.FromContext(ctx, op, nil); cerr != nil {
 			return nil, cerr
 		}
-		return nil, opError(op, errors.Unavailable, "%w", err)
+		return nil, errors.Opf(op, errors.Unavailable, "%w", err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxEmbedResponse+1))
 	if err != nil {
-		return nil, opError(op, errors.Unavailable, "read the response: %w", err)
+		return nil, errors.Opf(op, errors.Unavailable, "read the response: %w", err)
 	}
 	if len(raw) > maxEmbedResponse {
-		return nil, opError(op, errors.ResourceExhausted, "response larger than %d bytes", maxEmbedResponse)
+		return nil, errors.Opf(op, errors.ResourceExhausted, "response larger than %d bytes", maxEmbedResponse)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, opError(op, statusCode(resp.StatusCode), "%s: %s", resp.Status, apiErrorMessage(raw))
+		return nil, errors.Opf(op, statusCode(resp.StatusCode), "%s: %s", resp.Status, apiErrorMessage(raw))
 	}
 	vectors, err := decodeEmbeddings(raw, len(texts))
 	if err != nil {
-		return nil, opError(op, errors.Internal, "%w", err)
+		return nil, errors.Opf(op, errors.Internal, "%w", err)
 	}
 	return vectors, nil
 }

@@ -38,11 +38,11 @@ const maxQueryTerms = 64
 // reading the postings directly and adding up the scores, as Search does.
 func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]toolindex.Hit, error) {
 	const op = "toolsearch.Searcher.Search"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return nil, err
 	}
 	if q.Offset < 0 || q.Limit < 1 {
-		return nil, opError(op, errors.InvalidArgument, "offset %d and limit %d: need offset >= 0 and limit >= 1", q.Offset, q.Limit)
+		return nil, errors.Opf(op, errors.InvalidArgument, "offset %d and limit %d: need offset >= 0 and limit >= 1", q.Offset, q.Limit)
 	}
 	names, text := lookupNames(q.Text)
 	terms := s.queryTerms(text)
@@ -55,7 +55,7 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	var semantic []toolindex.Hit
 	if s.semantic != nil && strings.TrimSpace(text) != "" {
 		semantic = s.semantic.rank(ctx, text, q.Namespace, max(end, fusionDepth))
-		if err := ctxError(ctx, op); err != nil {
+		if err := errors.FromContext(ctx, op, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -70,11 +70,11 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	defer unlock()
 	adv, err := s.idx.Advanced()
 	if err != nil {
-		return nil, opError(op, errors.Internal, "open the index: %w", err)
+		return nil, errors.Opf(op, errors.Internal, "open the index: %w", err)
 	}
 	r, err := adv.Reader()
 	if err != nil {
-		return nil, opError(op, errors.Internal, "open a reader: %w", err)
+		return nil, errors.Opf(op, errors.Internal, "open a reader: %w", err)
 	}
 	defer r.Close()
 

@@ -125,14 +125,14 @@ func New(opts ...Option) (*Searcher, error) {
 		}
 	}
 	if err := c.weights.validate(); err != nil {
-		return nil, opError(op, errors.InvalidArgument, "%w", err)
+		return nil, errors.Opf(op, errors.InvalidArgument, "%w", err)
 	}
 	if err := c.feedback.validate(); err != nil {
-		return nil, opError(op, errors.InvalidArgument, "%w", err)
+		return nil, errors.Opf(op, errors.InvalidArgument, "%w", err)
 	}
 	m, err := newMapping(c.stem)
 	if err != nil {
-		return nil, opError(op, errors.Internal, "index mapping: %w", err)
+		return nil, errors.Opf(op, errors.Internal, "index mapping: %w", err)
 	}
 	s := &Searcher{fields: c.fields(), coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, lengths: newLengthBook()}
 	if c.fusion {
@@ -148,19 +148,19 @@ func New(opts ...Option) (*Searcher, error) {
 	if c.path == "" {
 		s.idx, err = bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
 		if err != nil {
-			return nil, opError(op, errors.Internal, "create in-memory index: %w", err)
+			return nil, errors.Opf(op, errors.Internal, "create in-memory index: %w", err)
 		}
 		s.segs = newSegments()
 	} else if s.idx, err = openDisk(c.path, m, indexFormat(&c)); err != nil {
 		return nil, err
 	} else if err := s.loadLengths(); err != nil {
 		_ = s.idx.Close()
-		return nil, opError(op, errors.Internal, "read field lengths: %w", err)
+		return nil, errors.Opf(op, errors.Internal, "read field lengths: %w", err)
 	}
 	s.analyzer = s.idx.Mapping().AnalyzerNamed(textAnalyzerName)
 	if s.analyzer == nil {
 		_ = s.idx.Close()
-		return nil, opError(op, errors.Internal, "analyzer %q is not defined", textAnalyzerName)
+		return nil, errors.Opf(op, errors.Internal, "analyzer %q is not defined", textAnalyzerName)
 	}
 	return s, nil
 }
@@ -170,14 +170,14 @@ func New(opts ...Option) (*Searcher, error) {
 // the same ID occurs more than once, the last tool wins.
 func (s *Searcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
 	const op = "toolsearch.Searcher.Upsert"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return err
 	}
 	docs := make([]*document, 0, len(tools))
 	seen := make(map[string]int, len(tools))
 	for i := range tools {
 		if tools[i].Name == "" {
-			return opError(op, errors.InvalidArgument, "tools[%d] has no name", i)
+			return errors.Opf(op, errors.InvalidArgument, "tools[%d] has no name", i)
 		}
 		d := newDocument(&tools[i])
 		if j, dup := seen[d.id]; dup {
@@ -226,18 +226,18 @@ func (s *Searcher) upsertLocked(ctx context.Context, op string, tools []toolmode
 func (s *Searcher) apply(ctx context.Context, op string, tools []toolmodel.Tool, docs []*document) error {
 	if s.lexical != nil {
 		if err := s.lexical.Upsert(ctx, tools); err != nil {
-			return opError(op, errors.CodeOf(err), "lexical index: %w", err)
+			return errors.Opf(op, errors.CodeOf(err), "lexical index: %w", err)
 		}
 	}
 	changed, err := s.changed(docs)
 	if err != nil {
-		return opError(op, errors.Internal, "read indexed documents: %w", err)
+		return errors.Opf(op, errors.Internal, "read indexed documents: %w", err)
 	}
 	if len(changed) == 0 {
 		return nil
 	}
 	if err := s.index(changed); err != nil {
-		return opError(op, errors.Internal, "%w", err)
+		return errors.Opf(op, errors.Internal, "%w", err)
 	}
 	if s.segs != nil {
 		s.segs.indexed(changed)
@@ -327,7 +327,7 @@ func (s *Searcher) storedHash(id string) (string, error) {
 func (s *Searcher) compact(op string) error {
 	for docs := s.segs.nextMerge(); docs != nil; docs = s.segs.nextMerge() {
 		if err := s.index(docs); err != nil {
-			return opError(op, errors.Internal, "merge segments: %w", err)
+			return errors.Opf(op, errors.Internal, "merge segments: %w", err)
 		}
 		s.segs.indexed(docs)
 	}
@@ -337,7 +337,7 @@ func (s *Searcher) compact(op string) error {
 // Remove implements [toolindex.Searcher].
 func (s *Searcher) Remove(ctx context.Context, ids []string) error {
 	const op = "toolsearch.Searcher.Remove"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return err
 	}
 	unlock, err := s.lockWrite(op)
@@ -353,7 +353,7 @@ func (s *Searcher) Remove(ctx context.Context, ids []string) error {
 func (s *Searcher) removeLocked(op string, ids []string) error {
 	if s.lexical != nil {
 		if err := s.lexical.Remove(context.Background(), ids); err != nil {
-			return opError(op, errors.CodeOf(err), "lexical index: %w", err)
+			return errors.Opf(op, errors.CodeOf(err), "lexical index: %w", err)
 		}
 	}
 	if s.semantic != nil {
@@ -375,7 +375,7 @@ func (s *Searcher) removeLocked(op string, ids []string) error {
 		return nil
 	}
 	if err := s.idx.Batch(b); err != nil {
-		return opError(op, errors.Internal, "apply batch: %w", err)
+		return errors.Opf(op, errors.Internal, "apply batch: %w", err)
 	}
 	for _, id := range removed {
 		s.lengths.drop(id)
@@ -395,11 +395,11 @@ func (s *Searcher) removeLocked(op string, ids []string) error {
 // so it costs O(n). A nil keep is refused with [errors.InvalidArgument].
 func (s *Searcher) Prune(ctx context.Context, keep func(id string) bool) (int, error) {
 	const op = "toolsearch.Searcher.Prune"
-	if err := ctxError(ctx, op); err != nil {
+	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return 0, err
 	}
 	if keep == nil {
-		return 0, opError(op, errors.InvalidArgument, "keep is nil")
+		return 0, errors.Opf(op, errors.InvalidArgument, "keep is nil")
 	}
 	unlock, err := s.lockWrite(op)
 	if err != nil {
@@ -427,7 +427,7 @@ func (s *Searcher) indexedIDs(ctx context.Context) ([]string, error) {
 	const op = "toolsearch.Searcher.Prune"
 	n, err := s.idx.DocCount()
 	if err != nil {
-		return nil, opError(op, errors.Internal, "count documents: %w", err)
+		return nil, errors.Opf(op, errors.Internal, "count documents: %w", err)
 	}
 	if n == 0 {
 		return nil, nil
@@ -457,7 +457,7 @@ func (s *Searcher) Close() error {
 	}
 	s.closed = true
 	if err := s.idx.Close(); err != nil {
-		return opError("toolsearch.Searcher.Close", errors.Internal, "close index: %w", err)
+		return errors.Opf("toolsearch.Searcher.Close", errors.Internal, "close index: %w", err)
 	}
 	return nil
 }
@@ -495,28 +495,28 @@ func openDisk(dir string, m *mapping.IndexMappingImpl, format string) (bleve.Ind
 	case errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0:
 		return createDisk(dir, m, format)
 	case err != nil:
-		return nil, opError(op, errors.InvalidArgument, "index directory: %w", err)
+		return nil, errors.Opf(op, errors.InvalidArgument, "index directory: %w", err)
 	}
 	idx, err := bleve.OpenUsing(dir, map[string]any{"bolt_timeout": boltTimeout})
 	if err != nil {
 		if errors.Is(err, bleve.ErrorIndexMetaMissing) || errors.Is(err, bleve.ErrorIndexMetaCorrupt) {
-			return nil, opError(op, errors.InvalidArgument, "directory %q holds no index of this package: %w", dir, err)
+			return nil, errors.Opf(op, errors.InvalidArgument, "directory %q holds no index of this package: %w", dir, err)
 		}
-		return nil, opError(op, errors.Unavailable, "open index %q (is another Searcher using it?): %w", dir, err)
+		return nil, errors.Opf(op, errors.Unavailable, "open index %q (is another Searcher using it?): %w", dir, err)
 	}
 	recorded, err := idx.GetInternal(formatKey)
 	if err != nil || recorded == nil {
 		_ = idx.Close()
-		return nil, opError(op, errors.InvalidArgument, "directory %q holds a bleve index that this package did not write", dir)
+		return nil, errors.Opf(op, errors.InvalidArgument, "directory %q holds a bleve index that this package did not write", dir)
 	}
 	if string(recorded) == format {
 		return idx, nil
 	}
 	if err := idx.Close(); err != nil {
-		return nil, opError(op, errors.Internal, "close outdated index %q: %w", dir, err)
+		return nil, errors.Opf(op, errors.Internal, "close outdated index %q: %w", dir, err)
 	}
 	if err := os.RemoveAll(dir); err != nil {
-		return nil, opError(op, errors.Internal, "remove outdated index %q: %w", dir, err)
+		return nil, errors.Opf(op, errors.Internal, "remove outdated index %q: %w", dir, err)
 	}
 	return createDisk(dir, m, format)
 }
@@ -529,34 +529,17 @@ func createDisk(dir string, m *mapping.IndexMappingImpl, format string) (bleve.I
 	const op = "toolsearch.New"
 	// bleve creates the directory itself and refuses one that exists.
 	if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, opError(op, errors.InvalidArgument, "index directory: %w", err)
+		return nil, errors.Opf(op, errors.InvalidArgument, "index directory: %w", err)
 	}
 	idx, err := bleve.NewUsing(dir, m, scorch.Name, scorch.Name, map[string]any{"bolt_timeout": boltTimeout})
 	if err != nil {
-		return nil, opError(op, errors.InvalidArgument, "create index %q: %w", dir, err)
+		return nil, errors.Opf(op, errors.InvalidArgument, "create index %q: %w", dir, err)
 	}
 	if err := idx.SetInternal(formatKey, []byte(format)); err != nil {
 		_ = idx.Close()
-		return nil, opError(op, errors.Internal, "record index format: %w", err)
+		return nil, errors.Opf(op, errors.Internal, "record index format: %w", err)
 	}
 	return idx, nil
-}
-
-// opError returns an *errors.Error of code with op set.
-func opError(op string, code errors.Code, format string, args ...any) *errors.Error {
-	e := errors.Errorf(code, format, args...)
-	e.Op = op
-	return e
-}
-
-// ctxError returns ctx's error, classified, or nil.
-func ctxError(ctx context.Context, op string) error {
-	if err := ctx.Err(); err != nil {
-		e := errors.E(errors.CodeOf(err), err)
-		e.Op = op
-		return e
-	}
-	return nil
 }
 
 func closedError(op string) error {
@@ -569,8 +552,8 @@ func closedError(op string) error {
 // searchError classifies an error from a bleve search: the context's own
 // error when it ended, an internal error otherwise.
 func searchError(ctx context.Context, op string, err error) error {
-	if cerr := ctxError(ctx, op); cerr != nil {
+	if cerr := errors.FromContext(ctx, op, nil); cerr != nil {
 		return cerr
 	}
-	return opError(op, errors.Internal, "search: %w", err)
+	return errors.Opf(op, errors.Internal, "search: %w", err)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolrun/mcpexec"
 )
@@ -340,24 +341,21 @@ func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, in runInput)
 // client when it asked for it. When the run fails or the tool reports a
 // failure, it returns the tool error result to send instead.
 func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest, id string, args map[string]any, backend string) (*toolrun.RunResult, *mcp.CallToolResult) {
-	var opts []toolrun.CallOption
-	if s.callTimeout > 0 {
-		opts = append(opts, toolrun.WithTimeout(s.callTimeout))
-	}
+	opts := toolrun.CallOptions{Timeout: toolmodel.Duration(s.callTimeout)}
 	if backend != "" {
-		opts = append(opts, toolrun.PreferBackend(backend))
+		opts.Prefer = []toolrun.SelectHint{{Backend: backend}}
 	}
 	if tok := req.Params.GetProgressToken(); tok != nil {
-		opts = append(opts, toolrun.WithProgress(func(p toolrun.Progress) {
+		opts.OnProgress = func(p toolrun.Progress) {
 			err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 				ProgressToken: tok, Progress: p.Progress, Total: p.Total, Message: p.Message,
 			})
 			if err != nil {
 				s.logger.Debug("progress not forwarded", "tool", id, "error", err)
 			}
-		}))
+		}
 	}
-	res, err := s.runner.Run(onBehalfOf(ctx, req), id, args, opts...)
+	res, err := s.runner.Run(onBehalfOf(ctx, req), id, args, opts)
 	if err != nil {
 		return nil, toolError(err)
 	}
@@ -416,7 +414,7 @@ func (s *Server) runChain(ctx context.Context, req *mcp.CallToolRequest, in chai
 	}
 	if s.callTimeout > 0 {
 		for i := range steps {
-			steps[i].Options = []toolrun.CallOption{toolrun.WithTimeout(s.callTimeout)}
+			steps[i].Options.Timeout = toolmodel.Duration(s.callTimeout)
 		}
 	}
 	var opts []toolrun.ChainOption

@@ -76,8 +76,13 @@ type Server struct {
 // Option configures a [Server].
 type Option func(*Server)
 
+// pkgPath is this package's import path, whose module's version the
+// implementation reports.
+const pkgPath = "github.com/metatools-go/metatools/toolserver"
+
 // WithImplementation sets the name and version the server reports to
-// clients; the default is "metatools" and "dev".
+// clients; the default is "metatools" and the version of the toolserver
+// module in the running binary ([toolmodel.ModuleVersion]).
 func WithImplementation(name, version string) Option {
 	return func(s *Server) { s.impl = &mcp.Implementation{Name: name, Version: version} }
 }
@@ -164,7 +169,7 @@ func New(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, o
 		docs:           docs,
 		runner:         runner,
 		logger:         slog.Default(),
-		impl:           &mcp.Implementation{Name: "metatools", Version: "dev"},
+		impl:           &mcp.Implementation{Name: "metatools", Version: toolmodel.ModuleVersion(pkgPath)},
 		instructions:   DefaultInstructions,
 		searchLimit:    5,
 		maxChainSteps:  DefaultMaxChainSteps,

@@ -197,7 +197,7 @@ func (e *Executor) execute(ctx context.Context, call *toolrun.Call) (toolrun.Out
 		return toolrun.Output{}, err
 	}
 	if ctx.Err() != nil {
-		return toolrun.Output{}, contextError(ctx, nil)
+		return toolrun.Output{}, errors.FromContext(ctx, "", nil)
 	}
 
 	md, types, err := c.method(ctx, service, method)
@@ -301,8 +301,11 @@ func (inv invocation) stream(ctx context.Context, req *dynamicpb.Message, onChun
 // failed turns the error of a call into its outcome: the context's end,
 // a tool failure, or an error mapped from the status.
 func (inv invocation) failed(ctx context.Context, err error) (toolrun.Output, error) {
-	if ended(ctx) {
-		return toolrun.Output{}, contextError(ctx, err)
+	// The deadline counts once it has passed, before ctx's timer has
+	// fired: a server derives its deadline from the call's and may answer
+	// (often with CANCELLED) first.
+	if e := errors.FromContext(ctx, "", err); e != nil {
+		return toolrun.Output{}, e
 	}
 	st := status.Convert(err)
 	if st.Code() == codes.Unimplemented {

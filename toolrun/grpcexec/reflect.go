@@ -431,7 +431,7 @@ func (c *conn) service(ctx context.Context, name string, fresh bool) (*resolved,
 			select {
 			case <-r.done:
 			case <-ctx.Done():
-				return nil, false, contextError(ctx, nil)
+				return nil, false, errors.FromContext(ctx, "", nil)
 			}
 			if r.err == nil {
 				return r.res, false, nil
@@ -500,8 +500,8 @@ func (c *conn) forget(service string) {
 
 // reflectionError classifies an error of the reflection stream.
 func reflectionError(ctx context.Context, err error) error {
-	if ended(ctx) {
-		return contextError(ctx, err)
+	if e := errors.FromContext(ctx, "", err); e != nil {
+		return e
 	}
 	var e *errors.Error
 	if errors.As(err, &e) {

@@ -1,10 +1,7 @@
 package grpcexec
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -151,33 +148,4 @@ func toolFailure(st *status.Status) toolrun.Output {
 		Structured: result,
 		Content:    []mcp.Content{&mcp.TextContent{Text: name + ": " + st.Message()}},
 	}
-}
-
-// ended reports whether ctx is done or its deadline has passed. The
-// deadline counts on its own because a server derives its deadline from
-// the call's and may answer (often with CANCELLED) before ctx's timer
-// has fired.
-func ended(ctx context.Context) bool {
-	if ctx.Err() != nil {
-		return true
-	}
-	deadline, ok := ctx.Deadline()
-	return ok && !time.Now().Before(deadline)
-}
-
-// contextError returns why ctx has ended (see [ended]), classified as
-// timeout or canceled, with cause joined when there is one.
-func contextError(ctx context.Context, cause error) *errors.Error {
-	err := ctx.Err()
-	if err == nil {
-		err = context.DeadlineExceeded
-	}
-	code := errors.Canceled
-	if errors.Is(err, context.DeadlineExceeded) {
-		code = errors.Timeout
-	}
-	if cause == nil {
-		return errors.E(code, err)
-	}
-	return errors.E(code, fmt.Errorf("%w: %w", err, cause))
 }

@@ -26,14 +26,11 @@ func (e *Executor) secret(ctx context.Context, name string, used *[]string) (str
 		*used = append(*used, v)
 		return v, nil
 	case err == nil || errors.CodeOf(err) == errors.NotFound:
-		return "", opErrorf(errors.Unauthenticated, "secret %q is not available", name)
+		return "", errors.Opf(opExecute, errors.Unauthenticated, "secret %q is not available", name)
 	case ctx.Err() != nil:
 		return "", err // classified by the caller from the context
 	default:
-		ae := errors.E(errors.CodeOf(err), fmt.Errorf("secret %q: %w", name, err))
-		ae.Retryable = errors.IsRetryable(err)
-		ae.Op = opExecute
-		return "", ae
+		return "", errors.WithOp(opExecute, fmt.Errorf("secret %q: %w", name, err))
 	}
 }
 
@@ -46,7 +43,7 @@ func (e *Executor) authorize(ctx context.Context, auth *toolmodel.HTTPAuth, req 
 	switch auth.Type {
 	case toolmodel.AuthBearer, toolmodel.AuthAPIKey, toolmodel.AuthBasic:
 		if auth.Secret == "" {
-			return opErrorf(errors.InvalidArgument, "%s auth names no secret", auth.Type)
+			return errors.Opf(opExecute, errors.InvalidArgument, "%s auth names no secret", auth.Type)
 		}
 	}
 	switch auth.Type {
@@ -63,7 +60,7 @@ func (e *Executor) authorize(ctx context.Context, auth *toolmodel.HTTPAuth, req 
 		req.Header.Set("Authorization", "Bearer "+token)
 	case toolmodel.AuthAPIKey:
 		if auth.Name == "" {
-			return opErrorf(errors.InvalidArgument, "api_key auth names no header or query parameter")
+			return errors.Opf(opExecute, errors.InvalidArgument, "api_key auth names no header or query parameter")
 		}
 		key, err := e.secret(ctx, auth.Secret, used)
 		if err != nil {
@@ -78,7 +75,7 @@ func (e *Executor) authorize(ctx context.Context, auth *toolmodel.HTTPAuth, req 
 		case "query":
 			q.Set(auth.Name, key)
 		default:
-			return opErrorf(errors.InvalidArgument, "api_key auth: in %q must be header or query", auth.In)
+			return errors.Opf(opExecute, errors.InvalidArgument, "api_key auth: in %q must be header or query", auth.In)
 		}
 	case toolmodel.AuthBasic:
 		password, err := e.secret(ctx, auth.Secret, used)
@@ -93,7 +90,7 @@ func (e *Executor) authorize(ctx context.Context, auth *toolmodel.HTTPAuth, req 
 		}
 		token.SetAuthHeader(req)
 	default:
-		return opErrorf(errors.InvalidArgument, "auth type %q is unknown", auth.Type)
+		return errors.Opf(opExecute, errors.InvalidArgument, "auth type %q is unknown", auth.Type)
 	}
 	return nil
 }
@@ -148,7 +145,7 @@ func (c *tokenCache) entry(key tokenKey) *tokenEntry {
 // is missing or about to expire.
 func (c *tokenCache) token(ctx context.Context, e *Executor, auth *toolmodel.HTTPAuth, used *[]string) (*oauth2.Token, error) {
 	if auth.TokenURL == "" || auth.Username == "" || auth.Secret == "" {
-		return nil, opErrorf(errors.InvalidArgument, "OAuth2 client credentials auth needs a token URL, a client ID (username) and a secret")
+		return nil, errors.Opf(opExecute, errors.InvalidArgument, "OAuth2 client credentials auth needs a token URL, a client ID (username) and a secret")
 	}
 	secret, err := e.secret(ctx, auth.Secret, used)
 	if err != nil {
@@ -233,7 +230,7 @@ func tokenError(ctx context.Context, tokenURL string, err error, secrets []strin
 			// not authenticated.
 			code = errors.Unauthenticated
 		}
-		ae := opErrorf(code, "%s: HTTP %d: %s", where, re.Response.StatusCode, scrub(msg, secrets))
+		ae := errors.Opf(opExecute, code, "%s: HTTP %d: %s", where, re.Response.StatusCode, scrub(msg, secrets))
 		ae.Retryable = retryable
 		ae.Meta = map[string]string{"status": fmt.Sprint(re.Response.StatusCode)}
 		return ae

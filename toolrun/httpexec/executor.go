@@ -198,7 +198,7 @@ func (e *Executor) Close() error {
 func (e *Executor) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Output, error) {
 	b := call.Backend.HTTP
 	if b == nil {
-		return toolrun.Output{}, opErrorf(errors.InvalidArgument, "backend %s is not an HTTP backend", call.Backend.Identity())
+		return toolrun.Output{}, errors.Opf(opExecute, errors.InvalidArgument, "backend %s is not an HTTP backend", call.Backend.Identity())
 	}
 	parent := ctx
 	if b.Timeout > 0 {
@@ -229,7 +229,7 @@ func (e *Executor) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Out
 		return toolrun.Output{}, contextual(parent, ctx, transportError(where, err), b)
 	}
 	if truncated && resp.StatusCode < 400 {
-		ae := opErrorf(errors.ResourceExhausted, "%s: the response body exceeds the limit of %d bytes", where, e.maxBody)
+		ae := errors.Opf(opExecute, errors.ResourceExhausted, "%s: the response body exceeds the limit of %d bytes", where, e.maxBody)
 		ae.Meta = map[string]string{"status": fmt.Sprint(resp.StatusCode), "limit": fmt.Sprint(e.maxBody)}
 		return toolrun.Output{}, ae
 	}
@@ -279,33 +279,21 @@ func notSent(err error) error {
 	return err
 }
 
-// opErrorf returns an error of the executor with the given code.
-func opErrorf(code errors.Code, format string, args ...any) *errors.Error {
-	e := errors.Errorf(code, format, args...)
-	e.Op = opExecute
-	return e
-}
-
 // contextual returns err classified by the contexts when one of them is
 // done: the caller's (parent) deadline is a timeout and its cancellation
 // canceled; the backend's own timeout (ctx) is a retryable timeout.
 func contextual(parent, ctx context.Context, err error, b *toolmodel.HTTPBackend) error {
 	switch {
 	case parent.Err() != nil:
-		code := errors.Canceled
-		if errors.Is(parent.Err(), context.DeadlineExceeded) {
-			code = errors.Timeout
+		var cause error
+		if !errors.Is(err, parent.Err()) {
+			// The context's end is the cause; err only says where, and
+			// its code is not the call's: keep its text alone.
+			cause = errors.New(err.Error())
 		}
-		cause := parent.Err()
-		if !errors.Is(err, cause) {
-			// The context's error is the cause; err only says where.
-			cause = fmt.Errorf("%w: %s", cause, err.Error())
-		}
-		ae := errors.E(code, cause)
-		ae.Op = opExecute
-		return ae
+		return errors.FromContext(parent, opExecute, cause)
 	case ctx.Err() != nil:
-		ae := opErrorf(errors.Timeout, "the backend's timeout of %s expired: %v", time.Duration(b.Timeout), err)
+		ae := errors.Opf(opExecute, errors.Timeout, "the backend's timeout of %s expired: %v", time.Duration(b.Timeout), err)
 		ae.Retryable = true
 		return ae
 	}

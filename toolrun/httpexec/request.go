@@ -28,7 +28,7 @@ func (e *Executor) newRequest(ctx context.Context, b *toolmodel.HTTPBackend, arg
 	}
 	base, err := url.Parse(b.BaseURL)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, opErrorf(errors.InvalidArgument, "base URL %s is not an absolute http(s) URL", toolrun.RedactURL(b.BaseURL))
+		return nil, errors.Opf(opExecute, errors.InvalidArgument, "base URL %s is not an absolute http(s) URL", toolrun.RedactURL(b.BaseURL))
 	}
 	consumed := make(map[string]bool, len(b.QueryParams)+len(b.HeaderParams)+2)
 	path, err := fillPath(b.Path, args, consumed)
@@ -38,7 +38,7 @@ func (e *Executor) newRequest(ctx context.Context, b *toolmodel.HTTPBackend, arg
 	u := *base
 	u.RawPath = strings.TrimSuffix(base.EscapedPath(), "/") + path
 	if u.Path, err = url.PathUnescape(u.RawPath); err != nil {
-		return nil, opErrorf(errors.InvalidArgument, "path %q: %w", u.RawPath, err)
+		return nil, errors.Opf(opExecute, errors.InvalidArgument, "path %q: %w", u.RawPath, err)
 	}
 
 	q := base.Query()
@@ -92,7 +92,7 @@ func (e *Executor) newRequest(ctx context.Context, b *toolmodel.HTTPBackend, arg
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), reader)
 	if err != nil {
-		return nil, opErrorf(errors.InvalidArgument, "%s %s: %w", method, toolrun.RedactURL(u.String()), err)
+		return nil, errors.Opf(opExecute, errors.InvalidArgument, "%s %s: %w", method, toolrun.RedactURL(u.String()), err)
 	}
 	req.Header = header
 	if err := e.authorize(ctx, b.Auth, req, q, used); err != nil {
@@ -134,13 +134,13 @@ func requestBody(method string, b *toolmodel.HTTPBackend, args map[string]any, c
 	if b.BodyEncoding == toolmodel.BodyForm {
 		form, err := formBody(value)
 		if err != nil {
-			return nil, "", opErrorf(errors.InvalidArgument, "encode the request body as a form: %w", err)
+			return nil, "", errors.Opf(opExecute, errors.InvalidArgument, "encode the request body as a form: %w", err)
 		}
 		return form, "application/x-www-form-urlencoded", nil
 	}
 	body, err = json.Marshal(value)
 	if err != nil {
-		return nil, "", opErrorf(errors.InvalidArgument, "encode the request body: %w", err)
+		return nil, "", errors.Opf(opExecute, errors.InvalidArgument, "encode the request body: %w", err)
 	}
 	return body, "application/json", nil
 }
@@ -187,7 +187,7 @@ func addValue(vals url.Values, name string, v any) error {
 func fillPath(template string, args map[string]any, consumed map[string]bool) (string, error) {
 	if !strings.Contains(template, "{") {
 		if strings.Contains(template, "}") {
-			return "", opErrorf(errors.InvalidArgument, "path template %q has unbalanced braces", template)
+			return "", errors.Opf(opExecute, errors.InvalidArgument, "path template %q has unbalanced braces", template)
 		}
 		return template, nil
 	}
@@ -197,25 +197,25 @@ func fillPath(template string, args map[string]any, consumed map[string]bool) (s
 		open := strings.IndexByte(rest, '{')
 		if open < 0 {
 			if strings.Contains(rest, "}") {
-				return "", opErrorf(errors.InvalidArgument, "path template %q has unbalanced braces", template)
+				return "", errors.Opf(opExecute, errors.InvalidArgument, "path template %q has unbalanced braces", template)
 			}
 			b.WriteString(rest)
 			return b.String(), nil
 		}
 		end := strings.IndexByte(rest[open:], '}')
 		if end < 0 || strings.Contains(rest[:open], "}") {
-			return "", opErrorf(errors.InvalidArgument, "path template %q has unbalanced braces", template)
+			return "", errors.Opf(opExecute, errors.InvalidArgument, "path template %q has unbalanced braces", template)
 		}
 		name := rest[open+1 : open+end]
 		b.WriteString(rest[:open])
 		rest = rest[open+end+1:]
 		if name == "" || strings.Contains(name, "{") {
-			return "", opErrorf(errors.InvalidArgument, "path template %q has an empty or nested parameter", template)
+			return "", errors.Opf(opExecute, errors.InvalidArgument, "path template %q has an empty or nested parameter", template)
 		}
 		consumed[name] = true
 		v, ok := args[name]
 		if !ok || v == nil {
-			return "", opErrorf(errors.InvalidArgument, "path parameter %q is missing", name)
+			return "", errors.Opf(opExecute, errors.InvalidArgument, "path parameter %q is missing", name)
 		}
 		s, err := pathString(v)
 		if err != nil {
@@ -325,7 +325,7 @@ func asList(v any) ([]any, bool) {
 }
 
 func paramError(in, name string, err error) error {
-	return opErrorf(errors.InvalidArgument, "%s parameter %q %w", in, name, err)
+	return errors.Opf(opExecute, errors.InvalidArgument, "%s parameter %q %w", in, name, err)
 }
 
 // checkHeader refuses a header that net/http would refuse to send, with
@@ -333,16 +333,16 @@ func paramError(in, name string, err error) error {
 // secret.
 func checkHeader(name, value string) error {
 	if name == "" {
-		return opErrorf(errors.InvalidArgument, "empty header name")
+		return errors.Opf(opExecute, errors.InvalidArgument, "empty header name")
 	}
 	for i := 0; i < len(name); i++ {
 		if !tokenByte(name[i]) {
-			return opErrorf(errors.InvalidArgument, "header name %q is not a valid token", name)
+			return errors.Opf(opExecute, errors.InvalidArgument, "header name %q is not a valid token", name)
 		}
 	}
 	for i := 0; i < len(value); i++ {
 		if c := value[i]; c < ' ' && c != '\t' || c == 0x7f {
-			return opErrorf(errors.InvalidArgument, "header %q has a control character in its value", name)
+			return errors.Opf(opExecute, errors.InvalidArgument, "header %q has a control character in its value", name)
 		}
 	}
 	return nil

@@ -165,7 +165,7 @@ func (e *Executor) statusError(where string, r *Response, secrets []string) *err
 	if msg == "" {
 		msg = http.StatusText(r.StatusCode)
 	}
-	ae := opErrorf(code, "%s: HTTP %d: %s", where, r.StatusCode, msg)
+	ae := errors.Opf(opExecute, code, "%s: HTTP %d: %s", where, r.StatusCode, msg)
 	ae.Retryable = retryable
 	ae.Meta = map[string]string{"status": strconv.Itoa(r.StatusCode)}
 	if retryable {
@@ -249,13 +249,13 @@ func transportError(where string, err error) *errors.Error {
 	switch {
 	case errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostname):
 		// A certificate problem does not go away by retrying.
-		ae := opErrorf(errors.Unavailable, "%s: %w", where, err)
+		ae := errors.Opf(opExecute, errors.Unavailable, "%s: %w", where, err)
 		ae.Retryable = false
 		return ae
 	case errors.As(err, &netErr) && netErr.Timeout():
-		return opErrorf(errors.Timeout, "%s: %w", where, err)
+		return errors.Opf(opExecute, errors.Timeout, "%s: %w", where, err)
 	}
-	return opErrorf(errors.Unavailable, "%s: %w", where, err)
+	return errors.Opf(opExecute, errors.Unavailable, "%s: %w", where, err)
 }
 
 // dialFailed reports whether a request failed to connect to its server

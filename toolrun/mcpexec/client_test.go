@@ -95,7 +95,7 @@ func gateway(m *mcpexec.Manager) *mcp.Server {
 			if err != nil {
 				return nil, err
 			}
-			return out.Raw, nil
+			return &mcp.CallToolResult{Content: out.Content, StructuredContent: out.Structured, IsError: out.IsError}, nil
 		})
 	}
 	return srv

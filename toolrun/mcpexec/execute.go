@@ -16,9 +16,9 @@ import (
 // call.Backend.MCP.ToolName, or else call.Tool.Name, on the server named by
 // call.Backend.MCP.Server, with call.Args as its arguments.
 //
-// The result maps to an Output as is: Raw is the [mcp.CallToolResult],
-// Content its content, Structured its structured content (a decoded JSON
-// value) and IsError its isError flag, so a tool's own failure is an
+// The [mcp.CallToolResult] maps to an Output field for field: Content is
+// its content, Structured its structured content (a decoded JSON value)
+// and IsError its isError flag, so a tool's own failure is an
 // Output, not an error.
 //
 // When call.OnProgress is set, the request carries a progress token and
@@ -76,7 +76,7 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 	if err != nil {
 		return toolrun.Output{}, err
 	}
-	return toolrun.Output{Raw: res, Content: res.Content, Structured: res.StructuredContent, IsError: res.IsError}, nil
+	return toolrun.Output{Content: res.Content, Structured: res.StructuredContent, IsError: res.IsError}, nil
 }
 
 // progressSink passes a call's progress notifications to its callback

@@ -91,8 +91,13 @@ func WithServer(name string, cfg ServerConfig) Option {
 	return func(o *options) { o.servers = append(o.servers, namedConfig{name: name, cfg: cfg}) }
 }
 
+// pkgPath is this package's import path, whose module's version the
+// implementation reports.
+const pkgPath = "github.com/metatools-go/metatools/toolrun/mcpexec"
+
 // WithClientInfo sets the name and version the manager gives servers
-// when it connects; the default is "metatools" "v0".
+// when it connects; the default is "metatools" and the version of this
+// package's module in the running binary ([toolmodel.ModuleVersion]).
 func WithClientInfo(impl mcp.Implementation) Option {
 	return func(o *options) { o.client = &impl }
 }
@@ -153,7 +158,7 @@ func WithLogger(l *slog.Logger) Option {
 // a name configured twice.
 func NewManager(opts ...Option) (*Manager, error) {
 	o := options{
-		client:         &mcp.Implementation{Name: "metatools", Version: "v0"},
+		client:         &mcp.Implementation{Name: "metatools", Version: toolmodel.ModuleVersion(pkgPath)},
 		connectTimeout: 30 * time.Second,
 		terminate:      time.Second,
 		backoffInitial: 100 * time.Millisecond,
@@ -168,15 +173,15 @@ func NewManager(opts ...Option) (*Manager, error) {
 		}
 	}
 	if o.connectTimeout <= 0 || o.terminate <= 0 || o.backoffInitial <= 0 || o.backoffMax < o.backoffInitial || o.refreshDelay < 0 {
-		return nil, opError("mcpexec.NewManager", errors.Errorf(errors.InvalidArgument,
-			"the connect and terminate timeouts and the backoff delays must be positive, the maximum backoff no less than the initial one, and the refresh delay not negative"))
+		return nil, errors.Opf("mcpexec.NewManager", errors.InvalidArgument,
+			"the connect and terminate timeouts and the backoff delays must be positive, the maximum backoff no less than the initial one, and the refresh delay not negative")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: o, ctx: ctx, cancel: cancel, servers: map[string]*server{}, refreshers: map[*refresher]struct{}{}}
 	for _, s := range o.servers {
 		if err := m.addServer(s.name, s.cfg); err != nil {
 			cancel()
-			return nil, opError("mcpexec.NewManager", err)
+			return nil, errors.WithOp("mcpexec.NewManager", err)
 		}
 	}
 	return m, nil
@@ -188,7 +193,7 @@ func NewManager(opts ...Option) (*Manager, error) {
 // once the manager is closed.
 func (m *Manager) AddServer(name string, cfg ServerConfig) error {
 	if err := m.addServer(name, cfg); err != nil {
-		return opError("mcpexec.AddServer", err)
+		return errors.WithOp("mcpexec.AddServer", err)
 	}
 	return nil
 }
@@ -221,7 +226,7 @@ func (m *Manager) RemoveServer(name string) error {
 	delete(m.servers, name)
 	m.mu.Unlock()
 	if !ok {
-		return opError("mcpexec.RemoveServer", unknownServer(name))
+		return errors.WithOp("mcpexec.RemoveServer", unknownServer(name))
 	}
 	return s.close()
 }
@@ -247,11 +252,11 @@ func (m *Manager) Servers() []string {
 func (m *Manager) Session(ctx context.Context, server string) (*mcp.ClientSession, error) {
 	s, err := m.server(server)
 	if err != nil {
-		return nil, opError("mcpexec.Session", err)
+		return nil, errors.WithOp("mcpexec.Session", err)
 	}
 	_, sess, err := s.session(ctx)
 	if err != nil {
-		return nil, opError("mcpexec.Session", err)
+		return nil, errors.WithOp("mcpexec.Session", err)
 	}
 	return sess, nil
 }
@@ -261,7 +266,7 @@ func (m *Manager) ListTools(ctx context.Context, server string) ([]*mcp.Tool, er
 	const op = "mcpexec.ListTools"
 	s, err := m.server(server)
 	if err != nil {
-		return nil, opError(op, err)
+		return nil, errors.WithOp(op, err)
 	}
 	var tools []*mcp.Tool
 	// Listing has no effect on the server: it is safe to do again.
@@ -276,7 +281,7 @@ func (m *Manager) ListTools(ctx context.Context, server string) ([]*mcp.Tool, er
 		return nil
 	})
 	if err != nil {
-		return nil, opError(op, err)
+		return nil, errors.WithOp(op, err)
 	}
 	return tools, nil
 }
@@ -354,16 +359,6 @@ func errClosed() *errors.Error {
 func identity(server string) string {
 	b := Backend(server)
 	return b.Identity()
-}
-
-// opError returns err as an *errors.Error naming the operation, unless it
-// names one already.
-func opError(op string, err error) *errors.Error {
-	var e *errors.Error
-	if !errors.As(err, &e) {
-		e = errors.E(errors.Internal, err)
-	}
-	return e.With(op, "", "")
 }
 
 // backoff returns the delay after the given number of consecutive failed

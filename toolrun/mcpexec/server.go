@@ -141,7 +141,7 @@ func (s *server) session(ctx context.Context) (*conn, *mcp.ClientSession, error)
 	select {
 	case <-d.done:
 	case <-ctx.Done():
-		return nil, nil, contextError(ctx)
+		return nil, nil, errors.FromContext(ctx, "", nil)
 	}
 	if d.err != nil {
 		e := *d.err
@@ -437,7 +437,7 @@ func (s *server) do(ctx context.Context, resend func(error) bool, fn func(*mcp.C
 		case err == nil:
 			return nil
 		case ctx.Err() != nil:
-			return contextError(ctx)
+			return errors.FromContext(ctx, "", err)
 		case isJSONRPCError(err):
 			// The server answered: the session is fine.
 			e := callError(err)
@@ -576,14 +576,4 @@ func callError(err error) *errors.Error {
 		return e
 	}
 	return errors.E(errors.Unavailable, err)
-}
-
-// contextError returns ctx's error classified as a timeout or a
-// cancellation.
-func contextError(ctx context.Context) *errors.Error {
-	err := ctx.Err()
-	if errors.Is(err, context.DeadlineExceeded) {
-		return errors.E(errors.Timeout, err)
-	}
-	return errors.E(errors.Canceled, err)
 }

@@ -185,7 +185,7 @@ func readFile(path string, cfg *config) ([]byte, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			code = errors.NotFound
 		}
-		return nil, importErrorf(code, "read OpenAPI document: %w", err)
+		return nil, errors.Opf(opImport, code, "read OpenAPI document: %w", err)
 	}
 	defer func() { _ = f.Close() }()
 	var buf bytes.Buffer
@@ -197,7 +197,7 @@ func readFile(path string, cfg *config) ([]byte, error) {
 	}
 	n, err := buf.ReadFrom(io.LimitReader(f, cfg.maxBytes+1))
 	if err != nil {
-		return nil, importErrorf(errors.Internal, "read OpenAPI document: %w", err)
+		return nil, errors.Opf(opImport, errors.Internal, "read OpenAPI document: %w", err)
 	}
 	if n > cfg.maxBytes {
 		return nil, tooLarge(cfg)
@@ -207,14 +207,9 @@ func readFile(path string, cfg *config) ([]byte, error) {
 
 // tooLarge returns the error of a document over the size limit.
 func tooLarge(cfg *config) *errors.Error {
-	e := importErrorf(errors.ResourceExhausted, "%w: it exceeds the limit of %d bytes (WithMaxDocumentBytes)", ErrDocumentTooLarge, cfg.maxBytes)
+	e := errors.Opf(opImport, errors.ResourceExhausted, "%w: it exceeds the limit of %d bytes (WithMaxDocumentBytes)", ErrDocumentTooLarge, cfg.maxBytes)
 	e.Meta = map[string]string{"limit": strconv.FormatInt(cfg.maxBytes, 10)}
 	return e
-}
-
-// contextError returns the error of an import that ctx's end stopped.
-func contextError(err error) *errors.Error {
-	return importErrorf(errors.CodeOf(err), "import OpenAPI document: %w", err)
 }
 
 // ImportURL fetches the document at rawURL with the client of
@@ -228,7 +223,7 @@ func ImportURL(ctx context.Context, namespace, rawURL string, opts ...Option) ([
 	cfg := newConfig(opts)
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, importErrorf(errors.InvalidArgument, "document URL %s is not an absolute http(s) URL", toolrun.RedactURL(rawURL))
+		return nil, errors.Opf(opImport, errors.InvalidArgument, "document URL %s is not an absolute http(s) URL", toolrun.RedactURL(rawURL))
 	}
 	cfg.docURL = u
 	data, err := fetch(ctx, cfg, u)
@@ -242,13 +237,13 @@ func ImportURL(ctx context.Context, namespace, rawURL string, opts ...Option) ([
 func fetch(ctx context.Context, cfg *config, u *url.URL) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, importErrorf(errors.InvalidArgument, "fetch OpenAPI document: %w", err)
+		return nil, errors.Opf(opImport, errors.InvalidArgument, "fetch OpenAPI document: %w", err)
 	}
 	req.Header.Set("Accept", "application/json, application/yaml;q=0.9, */*;q=0.5")
 	resp, err := cfg.client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, contextError(ctx.Err())
+		if e := errors.FromContext(ctx, opImport, nil); e != nil {
+			return nil, e
 		}
 		// The error's URL may hold credentials (an API key in the query):
 		// the message names the document by its redacted URL instead.
@@ -256,12 +251,12 @@ func fetch(ctx context.Context, cfg *config, u *url.URL) ([]byte, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, importErrorf(errors.Unavailable, "fetch OpenAPI document %s: %w", toolrun.RedactURL(u.String()), err)
+		return nil, errors.Opf(opImport, errors.Unavailable, "fetch OpenAPI document %s: %w", toolrun.RedactURL(u.String()), err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, cfg.maxBytes+1))
 	if err != nil {
-		return nil, importErrorf(errors.Unavailable, "fetch OpenAPI document: %w", err)
+		return nil, errors.Opf(opImport, errors.Unavailable, "fetch OpenAPI document: %w", err)
 	}
 	if e := errors.FromHTTP(resp.StatusCode, data[:min(len(data), maxErrorBody)]); e != nil {
 		e.Op = opImport
@@ -271,12 +266,6 @@ func fetch(ctx context.Context, cfg *config, u *url.URL) ([]byte, error) {
 		return nil, tooLarge(cfg)
 	}
 	return data, nil
-}
-
-func importErrorf(code errors.Code, format string, args ...any) *errors.Error {
-	e := errors.Errorf(code, format, args...)
-	e.Op = opImport
-	return e
 }
 
 // importer holds the state of one import.
@@ -293,17 +282,17 @@ type importer struct {
 
 func importDoc(ctx context.Context, namespace string, data []byte, cfg *config) (regs []toolindex.Registration, err error) {
 	if err := toolmodel.ValidateName(namespace); err != nil {
-		return nil, importErrorf(errors.InvalidArgument, "namespace %q: %w", namespace, err)
+		return nil, errors.Opf(opImport, errors.InvalidArgument, "namespace %q: %w", namespace, err)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, contextError(err)
+	if err := errors.FromContext(ctx, opImport, nil); err != nil {
+		return nil, err
 	}
 	doc, err := load(data)
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, contextError(err)
+	if err := errors.FromContext(ctx, opImport, nil); err != nil {
+		return nil, err
 	}
 	raw, err := asJSON(doc)
 	if err != nil {
@@ -329,33 +318,33 @@ func load(data []byte) (doc *openapi3.T, err error) {
 	// crash of the program importing it.
 	defer func() {
 		if r := recover(); r != nil {
-			doc, err = nil, importErrorf(errors.InvalidArgument, "malformed OpenAPI document: %v", r)
+			doc, err = nil, errors.Opf(opImport, errors.InvalidArgument, "malformed OpenAPI document: %v", r)
 		}
 	}()
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = false
 	doc, err = loader.LoadFromData(data)
 	if err != nil {
-		return nil, importErrorf(errors.InvalidArgument, "malformed OpenAPI document: %w", err)
+		return nil, errors.Opf(opImport, errors.InvalidArgument, "malformed OpenAPI document: %w", err)
 	}
 	switch {
 	case strings.HasPrefix(doc.OpenAPI, "3.0."), strings.HasPrefix(doc.OpenAPI, "3.1."):
 		return doc, nil
 	case doc.OpenAPI == "":
-		return nil, importErrorf(errors.InvalidArgument, "not an OpenAPI 3 document: the openapi field is missing (Swagger 2.0 documents must be converted first)")
+		return nil, errors.Opf(opImport, errors.InvalidArgument, "not an OpenAPI 3 document: the openapi field is missing (Swagger 2.0 documents must be converted first)")
 	}
-	return nil, importErrorf(errors.InvalidArgument, "OpenAPI version %q is not supported: 3.0 and 3.1 are", doc.OpenAPI)
+	return nil, errors.Opf(opImport, errors.InvalidArgument, "OpenAPI version %q is not supported: 3.0 and 3.1 are", doc.OpenAPI)
 }
 
 // asJSON returns the document as decoded JSON.
 func asJSON(doc *openapi3.T) (any, error) {
 	data, err := json.Marshal(doc)
 	if err != nil {
-		return nil, importErrorf(errors.InvalidArgument, "malformed OpenAPI document: %w", err)
+		return nil, errors.Opf(opImport, errors.InvalidArgument, "malformed OpenAPI document: %w", err)
 	}
 	var raw any
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, importErrorf(errors.InvalidArgument, "malformed OpenAPI document: %w", err)
+		return nil, errors.Opf(opImport, errors.InvalidArgument, "malformed OpenAPI document: %w", err)
 	}
 	return raw, nil
 }

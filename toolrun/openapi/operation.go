@@ -60,8 +60,8 @@ func (im *importer) registrations() ([]toolindex.Registration, error) {
 			if op == nil {
 				continue
 			}
-			if err := im.ctx.Err(); err != nil {
-				return nil, contextError(err)
+			if err := errors.FromContext(im.ctx, opImport, nil); err != nil {
+				return nil, err
 			}
 			where := method + " " + path
 			reg, err := im.operation(method, path, item, op)

@@ -367,19 +367,16 @@ func (e *env) runTool(ctx context.Context, args []string) error {
 	}
 	defer s.Close()
 	cat := s.cat
-	var opts []toolrun.CallOption
+	opts := toolrun.CallOptions{Timeout: toolmodel.Duration(*timeout)}
 	if *backend != "" {
-		opts = append(opts, toolrun.PreferBackend(*backend))
-	}
-	if *timeout > 0 {
-		opts = append(opts, toolrun.WithTimeout(*timeout))
+		opts.Prefer = []toolrun.SelectHint{{Backend: *backend}}
 	}
 	if !c.json {
-		opts = append(opts, toolrun.WithProgress(func(p toolrun.Progress) {
+		opts.OnProgress = func(p toolrun.Progress) {
 			fmt.Fprintf(e.stderr, "  progress %g/%g %s\n", p.Progress, p.Total, p.Message)
-		}))
+		}
 	}
-	res, err := cat.Runner.Run(ctx, rest[0], arguments, opts...)
+	res, err := cat.Runner.Run(ctx, rest[0], arguments, opts)
 	if err != nil {
 		return err
 	}
