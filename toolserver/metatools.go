@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metatools-go/metatools/errors"
@@ -29,7 +28,10 @@ const (
 )
 
 // MetaErrorKey is the _meta key of a tool error result that carries the
-// error's code, for clients that branch on it.
+// error in the wire form of the errors module ([errors.WireError]: a
+// JSON-RPC code and message, and in its data the taxonomy code, op, tool,
+// backend, retryability and cause), for clients that branch on it. A Go
+// client recovers the *errors.Error with [errors.FromWire].
 const MetaErrorKey = "dev.metatools/error"
 
 type searchInput struct {
@@ -158,9 +160,12 @@ func (s *Server) addMetaTools() {
 }
 
 // addMetaTool registers a meta-tool whose input and output schemas are
-// derived from In and Out, then adjusted by adjust. Arguments that do not
-// satisfy the input schema get a JSON-RPC invalid-params error: a protocol
-// error, since the caller misused the meta-tool itself.
+// derived from In and Out, then adjusted by adjust. The arguments are
+// decoded once and validated once against the input schema (see
+// metaArgs); arguments that do not fit it, like any failure of the
+// meta-tool, are a tool error result whose message says what to correct,
+// so that the model can call again, as the go-sdk answers for its typed
+// tools.
 func addMetaTool[In, Out any](s *Server, tool *mcp.Tool, adjust func(in, out *jsonschema.Schema),
 	handle func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, error)) {
 	// The types are this package's own: deriving their schemas cannot
@@ -177,18 +182,14 @@ func addMetaTool[In, Out any](s *Server, tool *mcp.Tool, adjust func(in, out *js
 	outRaw, _ := json.Marshal(out)
 	tool.InputSchema, tool.OutputSchema = json.RawMessage(inRaw), json.RawMessage(outRaw)
 	s.metaTools[tool.Name] = true
+	// The validator compiles the schema on first use and keeps it, keyed
+	// by this pointer: in is not changed from here on.
+	args := metaArgs{tool: tool.Name, schema: in, validator: s.validator}
 
 	s.mcp.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args := req.Params.Arguments
-		if len(args) == 0 || string(args) == "null" {
-			args = json.RawMessage(`{}`)
-		}
-		if err := s.validator.Validate(json.RawMessage(inRaw), args); err != nil {
-			return nil, invalidParams(tool.Name, err)
-		}
-		var input In
-		if err := json.Unmarshal(args, &input); err != nil {
-			return nil, invalidParams(tool.Name, err)
+		input, err := decodeMetaArgs[In](args, req.Params.Arguments)
+		if err != nil {
+			return toolError(err), nil
 		}
 		res, err := handle(ctx, req, input)
 		if err != nil || res == nil {
@@ -222,15 +223,6 @@ func (s *Server) boundAnswer(tool string, res *mcp.CallToolResult) *mcp.CallTool
 		tool, size, s.maxAnswerBytes))
 }
 
-func invalidParams(tool string, err error) error {
-	var e *errors.Error
-	msg := err.Error()
-	if errors.As(err, &e) && e.Err != nil {
-		msg = e.Err.Error()
-	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid arguments for %s: %s", tool, msg)}
-}
-
 // result returns a successful result: out as structured content, and text
 // for clients that show only text.
 func result(out any, text string) *mcp.CallToolResult {
@@ -238,14 +230,14 @@ func result(out any, text string) *mcp.CallToolResult {
 }
 
 // toolError returns a tool error result: the failure is for the model to
-// read and act on, not a protocol error. Its code is in the text and in
-// the result's _meta.
+// read and act on, not a protocol error. Its code is in the text, and the
+// whole error, in the wire form of the errors module, is in the result's
+// _meta under [MetaErrorKey].
 func toolError(err error) *mcp.CallToolResult {
-	info := errorInfoOf(err)
 	return &mcp.CallToolResult{
 		IsError: true,
-		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("[%s] %s", info.Code, info.Message)}},
-		Meta:    mcp.Meta{MetaErrorKey: info},
+		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("[%s] %s", errors.CodeOf(err), err.Error())}},
+		Meta:    mcp.Meta{MetaErrorKey: errors.ToWire(err)},
 	}
 }
 
@@ -303,7 +295,9 @@ func (s *Server) describe(ctx context.Context, _ *mcp.CallToolRequest, in descri
 	if in.Level != "" {
 		var err error
 		if level, err = tooldocs.ParseDetailLevel(in.Level); err != nil {
-			return nil, invalidParams(ToolDescribe, err)
+			e := errors.E(errors.InvalidArgument, err)
+			e.Op = ToolDescribe
+			return toolError(e), nil
 		}
 	}
 	doc, err := s.docs.Describe(ctx, in.ID, level)
@@ -407,8 +401,10 @@ func nonText(content []mcp.Content) []mcp.Content {
 
 func (s *Server) runChain(ctx context.Context, req *mcp.CallToolRequest, in chainInput) (*mcp.CallToolResult, error) {
 	if len(in.Steps) > s.maxChainSteps {
-		return nil, invalidParams(ToolRunChain, fmt.Errorf("run_chain has %d steps, the limit is %d (option WithMaxChainSteps, setting limits.chainSteps)",
-			len(in.Steps), s.maxChainSteps))
+		e := errors.Errorf(errors.InvalidArgument, "run_chain has %d steps, the limit is %d (option WithMaxChainSteps, setting limits.chainSteps): split the chain",
+			len(in.Steps), s.maxChainSteps)
+		e.Op = ToolRunChain
+		return toolError(e), nil
 	}
 	steps := make([]toolrun.ChainStep, len(in.Steps))
 	for i, st := range in.Steps {
@@ -439,7 +435,7 @@ func (s *Server) runChain(ctx context.Context, req *mcp.CallToolRequest, in chai
 	res := result(out, compactJSON(out))
 	if err != nil {
 		res.IsError = true
-		res.Meta = mcp.Meta{MetaErrorKey: errorInfoOf(err)}
+		res.Meta = mcp.Meta{MetaErrorKey: errors.ToWire(err)}
 	}
 	return res, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolrun"
 )
@@ -102,7 +103,9 @@ func (s *Server) passthroughHandler(id string) mcp.ToolHandler {
 		var args map[string]any
 		if len(req.Params.Arguments) > 0 {
 			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return nil, invalidParams(req.Params.Name, err)
+				e := errors.Errorf(errors.InvalidArgument, "the arguments of %s are not a JSON object: %v", req.Params.Name, err)
+				e.Op, e.ToolID = "passthrough", id
+				return toolError(e), nil
 			}
 		}
 		res, failure := s.runCatalogueTool(ctx, req, id, args, "")
