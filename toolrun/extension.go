@@ -49,6 +49,12 @@ func (f PostCallFunc) PostCall(ctx context.Context, call *Call, result *RunResul
 // call (tool, chosen backend, arguments, metadata) and returns nil to
 // allow it or an error, typically of code [errors.PermissionDenied], to
 // refuse it. See [AllowDeny] for lists of tool patterns.
+//
+// The runner also asks a policy whether a tool may run at all, for
+// [Runner.Authorize], with a call whose Args is nil (a call that runs
+// always has non-nil Args): a server hides the tools refused then. A
+// policy that judges arguments allows such a call, and judges the
+// arguments when the call runs.
 type AuthorizationPolicy interface {
 	Authorize(ctx context.Context, call *Call) error
 }
