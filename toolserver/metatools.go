@@ -254,33 +254,38 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	if limit == 0 {
 		limit = s.searchLimit
 	}
-	var page toolindex.Page
-	var err error
-	if strings.TrimSpace(in.Query) == "" {
-		page, err = s.index.List(ctx, toolindex.ListRequest{Namespace: in.Namespace, Cursor: in.Cursor, Limit: limit})
-	} else {
-		page, err = s.index.Search(ctx, toolindex.SearchRequest{Query: in.Query, Namespace: in.Namespace, Cursor: in.Cursor, Limit: limit})
+	fetch := func(cursor string, limit int) (toolindex.Page, error) {
+		return s.index.Search(ctx, toolindex.SearchRequest{Query: in.Query, Namespace: in.Namespace, Cursor: cursor, Limit: limit})
 	}
+	if strings.TrimSpace(in.Query) == "" {
+		fetch = func(cursor string, limit int) (toolindex.Page, error) {
+			return s.index.List(ctx, toolindex.ListRequest{Namespace: in.Namespace, Cursor: cursor, Limit: limit})
+		}
+	}
+	items, next, err := s.offeredPage(ctx, fetch, in.Cursor, limit)
 	if err != nil {
 		return toolError(err), nil
 	}
-	out := searchOutput{Tools: make([]toolSummary, len(page.Items)), NextCursor: page.NextCursor}
+	out := searchOutput{Tools: make([]toolSummary, len(items)), NextCursor: next}
 	var text strings.Builder
-	for i, item := range page.Items {
+	for i, item := range items {
 		out.Tools[i] = toolSummary{ID: item.ID, Title: item.Title, Description: item.Description, Tags: item.Tags}
 		fmt.Fprintf(&text, "%s — %s\n", item.ID, item.Description)
 	}
-	if len(page.Items) == 0 {
+	if len(items) == 0 {
 		text.WriteString("No tool matches. Try other words, or list_namespaces.\n")
 	}
-	if page.NextCursor != "" {
-		fmt.Fprintf(&text, "More: cursor %q\n", page.NextCursor)
+	if next != "" {
+		fmt.Fprintf(&text, "More: cursor %q\n", next)
 	}
 	return result(out, text.String()), nil
 }
 
 func (s *Server) namespaces(ctx context.Context, _ *mcp.CallToolRequest, _ namespacesInput) (*mcp.CallToolResult, error) {
 	names, err := s.index.Namespaces(ctx)
+	if err == nil {
+		names, err = s.offeredNamespaces(ctx, names)
+	}
 	if err != nil {
 		return toolError(err), nil
 	}
@@ -301,7 +306,7 @@ func (s *Server) describe(ctx context.Context, _ *mcp.CallToolRequest, in descri
 		}
 	}
 	doc, err := s.docs.Describe(ctx, in.ID, level)
-	if err != nil {
+	if err = s.describable(ctx, ToolDescribe, in.ID, err); err != nil {
 		return toolError(err), nil
 	}
 	return result(doc, doc.Markdown()), nil
@@ -309,7 +314,7 @@ func (s *Server) describe(ctx context.Context, _ *mcp.CallToolRequest, in descri
 
 func (s *Server) examples(ctx context.Context, _ *mcp.CallToolRequest, in examplesInput) (*mcp.CallToolResult, error) {
 	examples, err := s.docs.Examples(ctx, in.ID, in.Limit)
-	if err != nil {
+	if err = s.describable(ctx, ToolExamples, in.ID, err); err != nil {
 		return toolError(err), nil
 	}
 	if examples == nil {

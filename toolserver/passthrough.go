@@ -68,7 +68,7 @@ func (s *Server) expose(ctx context.Context, id string) {
 	if call.Tool, _, err = s.index.Get(ctx, id); err != nil {
 		return // removed meanwhile: its removal event follows
 	}
-	if (toolrun.AllowDeny{Allow: s.passthrough}).Authorize(ctx, call) != nil {
+	if (toolrun.AllowDeny{Allow: s.passthrough}).Authorize(ctx, call) != nil || !s.offered(ctx, id) {
 		return
 	}
 	s.mu.Lock()

@@ -25,11 +25,12 @@ import (
 
 // catalogue is a small catalogue behind a toolserver.Server.
 type catalogue struct {
-	index  *toolindex.MemoryIndex
-	docs   *tooldocs.Store
-	local  *toolrun.LocalExecutor
-	runner *toolrun.Runner
-	logs   *syncBuffer
+	index    *toolindex.MemoryIndex
+	docs     *tooldocs.Store
+	local    *toolrun.LocalExecutor
+	registry *toolrun.ExecutorRegistry
+	runner   *toolrun.Runner
+	logs     *syncBuffer
 }
 
 type syncBuffer struct {
@@ -62,9 +63,10 @@ func newCatalogue(t testing.TB) *catalogue {
 		}
 		return toolrun.Output{Structured: map[string]any{"done": true}}, nil
 	}))
-	c.runner = toolrun.New(toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{
+	c.registry = toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{
 		toolmodel.BackendLocal: c.local, toolmodel.BackendProvider: provider,
-	}), toolrun.WithIndex(c.index))
+	})
+	c.runner = toolrun.New(c.registry, toolrun.WithIndex(c.index))
 
 	c.add(t, `{"name":"create_issue","namespace":"github","title":"Create an issue",
 		"description":"Create a new issue in a GitHub repository. Needs a title.",
