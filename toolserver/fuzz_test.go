@@ -86,6 +86,8 @@ func FuzzRunChain(f *testing.F) {
 	f.Add([]byte(`[{"id": "fs:read_file", "args": {"path": "x"}}, {"id": "text:upper", "args": {"text": "b"}}]`), true)
 	f.Add([]byte(`[{"id": "fs:read_file", "args": {"path": "x"}}, {"id": "text:upper", "usePrevious": true}]`), true)
 	f.Add([]byte(`[{"id": "text:upper", "usePrevious": true}]`), false)
+	f.Add([]byte(`[{"id": "github:create_issue", "args": {"title": "a"}}, {"id": "text:upper", "args": {"text": {"$previous": "/title"}}}]`), false)
+	f.Add([]byte(`[{"id": "github:create_issue", "args": {"title": "a"}}, {"id": "text:upper", "args": {"$previous": "/nope/~2"}}]`), true)
 	f.Add([]byte(`[{"id": "nope:nope"}, {"id": "github:search_code", "args": {"q": 1}}]`), true)
 	f.Add([]byte(`[]`), false)
 	c := newCatalogue(f)

@@ -91,7 +91,7 @@ type runOutput struct {
 
 type chainStepInput struct {
 	ID          string         `json:"id" jsonschema:"the tool's ID"`
-	Args        map[string]any `json:"args,omitempty" jsonschema:"the step's own arguments"`
+	Args        map[string]any `json:"args,omitempty" jsonschema:"the step's own arguments; a value {\"$previous\": \"/text\"} is replaced by the part of the previous step's result at that JSON pointer (\"\" for all of it)"`
 	UsePrevious bool           `json:"usePrevious,omitempty" jsonschema:"pass the previous step's result as an argument"`
 	PreviousKey string         `json:"previousKey,omitempty" jsonschema:"the argument receiving the previous result (default previous)"`
 }
@@ -154,8 +154,9 @@ func (s *Server) addMetaTools() {
 			"Progress is reported when the request carries a progress token."},
 		nil, s.run)
 	addMetaTool[chainInput, chainOutput](s, &mcp.Tool{Name: ToolRunChain, Title: "Run tools in sequence",
-		Description: "Run several tools one after the other; a step with usePrevious receives the previous step's result " +
-			fmt.Sprintf("as an argument. Stops at the first failure unless continueOnError is set. At most %d steps.", s.maxChainSteps)},
+		Description: "Run several tools one after the other. A step argument {\"$previous\": \"/text\"} takes the member text " +
+			"of the previous step's result (a JSON pointer; \"\" for all of it); a step with usePrevious receives the whole result " +
+			fmt.Sprintf("under previousKey. Stops at the first failure unless continueOnError is set. At most %d steps.", s.maxChainSteps)},
 		nil, s.runChain)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/catalog"
 )
@@ -161,4 +162,51 @@ func TestPolicyHidesDeniedPassthroughTools(t *testing.T) {
 	cs = session(t, build(t, "policy: {deny: ['text:stats']}"), toolserver.WithPassthrough("text:*"))
 	assert.NotContains(t, names(cs), "text.stats")
 	assert.Contains(t, names(cs), "text.hash")
+}
+
+// TestRunChainPassesAFieldOfThePreviousResult chains two built-in tools:
+// the second takes the text member of the first's result.
+func TestRunChainPassesAFieldOfThePreviousResult(t *testing.T) {
+	cs := session(t, build(t, "search: {engine: lexical}"))
+	res := callTool(t, cs, toolserver.ToolRunChain, map[string]any{"steps": []any{
+		map[string]any{"id": "text:encode", "args": map[string]any{"text": "Hello, chain", "encoding": "base64"}},
+		map[string]any{"id": "text:decode", "args": map[string]any{"text": map[string]any{"$previous": "/text"}, "encoding": "base64"}},
+		map[string]any{"id": "text:case", "args": map[string]any{"text": map[string]any{"$previous": "/text"}, "to": "upper"}},
+	}})
+	require.False(t, res.IsError, resultText(res))
+	raw, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	var out struct {
+		Steps []struct{ Result map[string]any }
+	}
+	require.NoError(t, json.Unmarshal(raw, &out))
+	require.Len(t, out.Steps, 3)
+	assert.Equal(t, "SGVsbG8sIGNoYWlu", out.Steps[0].Result["text"])
+	assert.Equal(t, "Hello, chain", out.Steps[1].Result["text"])
+	assert.Equal(t, "HELLO, CHAIN", out.Steps[2].Result["text"])
+
+	res = callTool(t, cs, toolserver.ToolRunChain, map[string]any{"steps": []any{
+		map[string]any{"id": "text:encode", "args": map[string]any{"text": "x", "encoding": "base64"}},
+		map[string]any{"id": "text:case", "args": map[string]any{"text": map[string]any{"$previous": "/content/0/text"}, "to": "upper"}},
+	}})
+	require.True(t, res.IsError)
+	raw, err = json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	var failed struct {
+		Steps []struct {
+			Step  int
+			ID    string
+			Error struct{ Code, Message string }
+		}
+	}
+	require.NoError(t, json.Unmarshal(raw, &failed))
+	require.Len(t, failed.Steps, 2)
+	assert.Equal(t, "text:case", failed.Steps[1].ID)
+	assert.Equal(t, "invalid_argument", failed.Steps[1].Error.Code)
+	assert.Equal(t, `argument /text: $previous "/content/0/text": the result has no member "content" (it has members "text")`, failed.Steps[1].Error.Message)
+	raw, err = json.Marshal(res.Meta[toolserver.MetaErrorKey])
+	require.NoError(t, err)
+	var wire errors.WireError
+	require.NoError(t, json.Unmarshal(raw, &wire))
+	assert.Contains(t, wire.Message, `chain step 1 (text:case): argument /text: $previous "/content/0/text"`, "the chain's error names the step")
 }
