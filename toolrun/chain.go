@@ -20,7 +20,16 @@ const DefaultPreviousKey = "previous"
 type ChainStep struct {
 	// ToolID is the tool to run.
 	ToolID string `json:"toolId"`
-	// Args are the step's own arguments.
+	// Args are the step's own arguments. A value {"$previous": pointer}
+	// at any depth ([PreviousRef]) is replaced by the part of the previous
+	// step's structured result that the JSON pointer (RFC 6901) selects:
+	// {"text": {"$previous": "/content/0/text"}} passes one member, ""
+	// the whole result, and Args that are themselves a reference take
+	// their arguments from an object of the result. A pointer that selects
+	// nothing fails the step, with code [errors.InvalidArgument] and a
+	// message naming the argument, the pointer and what the result holds
+	// there; so does a reference on the first step, or after a step that
+	// failed. Args are not modified.
 	Args map[string]any `json:"args,omitempty"`
 	// UsePrevious injects the previous step's structured result into the
 	// arguments, under PreviousKey. It is an error on the first step.
@@ -81,7 +90,9 @@ func WithChainProgress(fn func(ChainProgress)) ChainOption {
 }
 
 // RunChain runs steps in order, passing data explicitly: a step that asks
-// for it receives the previous step's structured result as an argument.
+// for it receives the previous step's structured result as an argument
+// ([ChainStep.UsePrevious]), or parts of it where its arguments refer to
+// them ([PreviousRef]).
 // It returns the results of the steps that ran and, when a step failed,
 // that step's error (or, with [ContinueOnError], all of them joined),
 // wrapped with its index and tool.
@@ -134,8 +145,29 @@ func (r *Runner) RunChain(ctx context.Context, steps []ChainStep, opts ...ChainO
 }
 
 func stepArgs(step ChainStep, i int, previous *RunResult) (map[string]any, error) {
+	args := step.Args
+	if hasPreviousRefs(args) {
+		switch {
+		case i == 0 || previous == nil:
+			return nil, errors.Errorf(errors.InvalidArgument, "step %d refers to the previous result with %q, but there is none", i, PreviousRef)
+		case previous.ToolError != nil:
+			return nil, errors.Errorf(errors.InvalidArgument, "step %d refers to the result of step %d with %q, but that step failed", i, i-1, PreviousRef)
+		}
+		filled, err := fillPreviousRefs(args, jsonValue(previous.Structured), "")
+		if err != nil {
+			return nil, err
+		}
+		// The arguments as a whole may be a reference: then the part it
+		// selects must be an object.
+		obj, ok := filled.(map[string]any)
+		if !ok {
+			return nil, errors.Errorf(errors.InvalidArgument, "step %d takes its arguments from the previous result with %q, but the part selected is %s, not an object",
+				i, PreviousRef, kindOf(filled))
+		}
+		args = obj
+	}
 	if !step.UsePrevious {
-		return step.Args, nil
+		return args, nil
 	}
 	if i == 0 || previous == nil {
 		return nil, errors.Errorf(errors.InvalidArgument, "step %d asks for the previous result, but there is none", i)
@@ -144,7 +176,7 @@ func stepArgs(step ChainStep, i int, previous *RunResult) (map[string]any, error
 	if key == "" {
 		key = DefaultPreviousKey
 	}
-	args := maps.Clone(step.Args)
+	args = maps.Clone(args)
 	if args == nil {
 		args = map[string]any{}
 	}

@@ -36,7 +36,7 @@
 //
 // Beyond [Runner.Run]: [Runner.RunStream] delivers progress and partial
 // results on a channel, [Runner.RunChain] runs calls in sequence passing
-// each result to the next, and [Runner.RunBatch] runs independent calls in
+// each result, or a part of it ([PreviousRef]), to the next, and [Runner.RunBatch] runs independent calls in
 // parallel with a choice of error handling ([BatchMode]).
 //
 // # Extension points

@@ -60,6 +60,12 @@ func (f PostCallFunc) PostCall(ctx context.Context, call *Call, result *RunResul
 // refuse it. See [AllowDeny] for lists of tool patterns. It must not
 // modify the call. Implementations must be safe for concurrent use: the
 // calls of concurrent runs overlap.
+//
+// The runner also asks a policy whether a tool may run at all, for
+// [Runner.Authorize], with a call whose Args is nil (a call that runs
+// always has non-nil Args): a server hides the tools refused then. A
+// policy that judges arguments allows such a call, and judges the
+// arguments when the call runs.
 type AuthorizationPolicy interface {
 	Authorize(ctx context.Context, call *Call) error
 }

@@ -296,6 +296,40 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 	return result, nil
 }
 
+// Authorize reports whether a tool may run at all: it resolves the tool
+// and selects its backend as [Runner.Run] does with the same options, then
+// asks every authorization policy ([WithAuthorization], and the Authorize
+// method of each [Extension]) about a call without arguments (Args nil;
+// see [AuthorizationPolicy]). It runs no hook and executes nothing.
+//
+// Servers use it to offer a caller only the tools the policies let it
+// run: in search results, documentation and tool lists, so that there is
+// one place, the runner's policies, that decides. The error has Op
+// [OpAuthorize] when a policy refused the tool, and the Op of the
+// resolve or select stage when the tool cannot be found or has no usable
+// backend. Its cost is a lookup of the tool and the policies' own.
+func (r *Runner) Authorize(ctx context.Context, toolID string, opts ...CallOptions) error {
+	cfg, err := newCallConfig(opts)
+	if err != nil {
+		return stageError(err, OpResolve, toolID, "", errors.InvalidArgument)
+	}
+	tool, backends, err := r.resolve(ctx, toolID)
+	if err != nil {
+		return stageError(err, OpResolve, toolID, "", errors.NotFound)
+	}
+	backend, err := r.selector.Select(ctx, &tool, backends, cfg.Prefer)
+	if err != nil {
+		return stageError(err, OpSelectBackend, toolID, "", errors.NotFound)
+	}
+	call := &Call{Tool: tool, Backend: backend, Metadata: maps.Clone(cfg.Metadata)}
+	for _, e := range r.extensions {
+		if err := e.Authorize(ctx, call); err != nil {
+			return stageError(err, OpAuthorize, toolID, backend.Identity(), errors.PermissionDenied)
+		}
+	}
+	return nil
+}
+
 // resolve finds a tool in the runner's index, the context's index, then
 // the resolvers, in that order.
 func (r *Runner) resolve(ctx context.Context, id string) (toolmodel.Tool, []toolmodel.ToolBackend, error) {

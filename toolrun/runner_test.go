@@ -300,3 +300,49 @@ func TestTypedNilIndexCountsAsNone(t *testing.T) {
 		})
 	}
 }
+
+func TestAuthorizeAsksThePoliciesWithoutRunning(t *testing.T) {
+	f := newFixture(t)
+	var seen []*toolrun.Call
+	record := toolrun.AuthorizationFunc(func(_ context.Context, call *toolrun.Call) error {
+		seen = append(seen, call)
+		return nil
+	})
+	executed := false
+	runner := f.runner(
+		toolrun.WithAuthorization(record),
+		toolrun.WithAuthorization(toolrun.AllowDeny{Deny: []string{"demo:fail"}}),
+		toolrun.WithPreCall(toolrun.PreCallFunc(func(context.Context, *toolrun.Call) error {
+			executed = true
+			return nil
+		})),
+	)
+	ctx := context.Background()
+
+	require.NoError(t, runner.Authorize(ctx, "demo:echo"))
+	require.Len(t, seen, 1)
+	assert.Equal(t, "demo:echo", seen[0].ToolID())
+	assert.Equal(t, "local:demo:echo", seen[0].Backend.Identity())
+	assert.Nil(t, seen[0].Args, "a policy can tell the question from a call")
+	assert.False(t, executed, "no hook runs")
+
+	tests := []struct {
+		id   string
+		code errors.Code
+		op   string
+	}{
+		{"demo:fail", errors.PermissionDenied, toolrun.OpAuthorize},
+		{"demo:nope", errors.NotFound, toolrun.OpResolve},
+		{"demo:a b", errors.InvalidArgument, toolrun.OpResolve},
+	}
+	for _, tt := range tests {
+		err := runner.Authorize(ctx, tt.id)
+		require.Error(t, err, tt.id)
+		var e *errors.Error
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, tt.code, e.Code, tt.id)
+		assert.Equal(t, tt.op, e.Op, tt.id)
+	}
+	_, err := runner.Run(ctx, "demo:fail", nil)
+	require.ErrorIs(t, err, errors.ErrPermissionDenied, "the same policy refuses the call")
+}

@@ -27,20 +27,20 @@ func chainOf(n, titleBytes int) []any {
 
 func TestRunChainRefusesMoreStepsThanTheLimit(t *testing.T) {
 	cs := connect(t, newCatalogue(t).server(), nil)
-	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_chain", Arguments: map[string]any{
-		"steps": chainOf(toolserver.DefaultMaxChainSteps+1, 1),
-	}})
-	require.Error(t, err)
-	require.ErrorContains(t, err, fmt.Sprintf("run_chain has %d steps, the limit is %d", toolserver.DefaultMaxChainSteps+1, toolserver.DefaultMaxChainSteps))
-	require.ErrorContains(t, err, "WithMaxChainSteps")
-	require.ErrorContains(t, err, "limits.chainSteps")
+	res := call(t, cs, "run_chain", map[string]any{"steps": chainOf(toolserver.DefaultMaxChainSteps+1, 1)})
+	require.True(t, res.IsError, "the chain is refused with a tool error")
+	assert.Contains(t, text(res), fmt.Sprintf("run_chain has %d steps, the limit is %d", toolserver.DefaultMaxChainSteps+1, toolserver.DefaultMaxChainSteps))
+	assert.Contains(t, text(res), "WithMaxChainSteps")
+	assert.Contains(t, text(res), "limits.chainSteps")
+	assert.Nil(t, res.StructuredContent, "no step ran")
+	assert.Equal(t, errors.InvalidArgument, metaError(t, res).Code)
 
-	res := call(t, cs, "run_chain", map[string]any{"steps": chainOf(toolserver.DefaultMaxChainSteps, 1)})
+	res = call(t, cs, "run_chain", map[string]any{"steps": chainOf(toolserver.DefaultMaxChainSteps, 1)})
 	assert.False(t, res.IsError, "a chain at the limit runs: %s", text(res))
 
 	cs = connect(t, newCatalogue(t).server(toolserver.WithMaxChainSteps(2)), nil)
-	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_chain", Arguments: map[string]any{"steps": chainOf(3, 1)}})
-	assert.ErrorContains(t, err, "run_chain has 3 steps, the limit is 2")
+	res = call(t, cs, "run_chain", map[string]any{"steps": chainOf(3, 1)})
+	assert.Contains(t, text(res), "run_chain has 3 steps, the limit is 2")
 }
 
 func TestMetaToolAnswersAreBounded(t *testing.T) {
@@ -51,9 +51,7 @@ func TestMetaToolAnswersAreBounded(t *testing.T) {
 	assert.Contains(t, text(res), "the limit is 10000 bytes")
 	assert.Contains(t, text(res), "WithMaxAnswerBytes")
 	assert.Contains(t, text(res), "limits.answerBytes")
-	info, ok := res.Meta[toolserver.MetaErrorKey].(map[string]any)
-	require.True(t, ok)
-	assert.Equal(t, string(errors.ResourceExhausted), info["code"])
+	assert.Equal(t, errors.ResourceExhausted, metaError(t, res).Code)
 	assert.Nil(t, res.StructuredContent)
 
 	res = call(t, cs, "run_tool", map[string]any{"id": "github:create_issue", "args": map[string]any{"title": strings.Repeat("t", 6_000)}})
@@ -76,12 +74,10 @@ func TestRunChainProbe(t *testing.T) {
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_chain", Arguments: map[string]any{"steps": steps}})
 	elapsed := time.Since(start)
 	runtime.ReadMemStats(&after)
-	answer := 0
-	if res != nil {
-		answer = len(text(res))
-	}
-	t.Logf("run_chain of %d steps: %s, %d MB allocated, answer text %d bytes, error %v",
-		len(steps), elapsed.Round(time.Millisecond), (after.TotalAlloc-before.TotalAlloc)>>20, answer, err)
-	require.Error(t, err, "the chain is refused")
+	require.NoError(t, err)
+	answer := len(text(res))
+	t.Logf("run_chain of %d steps: %s, %d MB allocated, answer text %d bytes",
+		len(steps), elapsed.Round(time.Millisecond), (after.TotalAlloc-before.TotalAlloc)>>20, answer)
+	require.True(t, res.IsError, "the chain is refused")
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(200<<20))
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metatools-go/metatools/errors"
@@ -30,7 +29,10 @@ const (
 )
 
 // MetaErrorKey is the _meta key of a tool error result that carries the
-// error's code, for clients that branch on it.
+// error in the wire form of the errors module ([errors.WireError]: a
+// JSON-RPC code and message, and in its data the taxonomy code, op, tool,
+// backend, retryability and cause), for clients that branch on it. A Go
+// client recovers the *errors.Error with [errors.FromWire].
 const MetaErrorKey = "dev.metatools/error"
 
 type searchInput struct {
@@ -90,7 +92,7 @@ type runOutput struct {
 
 type chainStepInput struct {
 	ID          string         `json:"id" jsonschema:"the tool's ID"`
-	Args        map[string]any `json:"args,omitempty" jsonschema:"the step's own arguments"`
+	Args        map[string]any `json:"args,omitempty" jsonschema:"the step's own arguments; a value {\"$previous\": \"/text\"} is replaced by the part of the previous step's result at that JSON pointer (\"\" for all of it)"`
 	UsePrevious bool           `json:"usePrevious,omitempty" jsonschema:"pass the previous step's result as an argument"`
 	PreviousKey string         `json:"previousKey,omitempty" jsonschema:"the argument receiving the previous result (default previous)"`
 }
@@ -153,15 +155,19 @@ func (s *Server) addMetaTools() {
 			"Progress is reported when the request carries a progress token."},
 		nil, s.run)
 	addMetaTool[chainInput, chainOutput](s, &mcp.Tool{Name: ToolRunChain, Title: "Run tools in sequence",
-		Description: "Run several tools one after the other; a step with usePrevious receives the previous step's result " +
-			fmt.Sprintf("as an argument. Stops at the first failure unless continueOnError is set. At most %d steps.", s.maxChainSteps)},
+		Description: "Run several tools one after the other. A step argument {\"$previous\": \"/text\"} takes the member text " +
+			"of the previous step's result (a JSON pointer; \"\" for all of it); a step with usePrevious receives the whole result " +
+			fmt.Sprintf("under previousKey. Stops at the first failure unless continueOnError is set. At most %d steps.", s.maxChainSteps)},
 		nil, s.runChain)
 }
 
 // addMetaTool registers a meta-tool whose input and output schemas are
-// derived from In and Out, then adjusted by adjust. Arguments that do not
-// satisfy the input schema get a JSON-RPC invalid-params error: a protocol
-// error, since the caller misused the meta-tool itself.
+// derived from In and Out, then adjusted by adjust. The arguments are
+// decoded once and validated once against the input schema (see
+// metaArgs); arguments that do not fit it, like any failure of the
+// meta-tool, are a tool error result whose message says what to correct,
+// so that the model can call again, as the go-sdk answers for its typed
+// tools.
 func addMetaTool[In, Out any](s *Server, tool *mcp.Tool, adjust func(in, out *jsonschema.Schema),
 	handle func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, error)) {
 	// The types are this package's own: deriving their schemas cannot
@@ -178,18 +184,14 @@ func addMetaTool[In, Out any](s *Server, tool *mcp.Tool, adjust func(in, out *js
 	outRaw, _ := json.Marshal(out)
 	tool.InputSchema, tool.OutputSchema = json.RawMessage(inRaw), json.RawMessage(outRaw)
 	s.metaTools[tool.Name] = true
+	// The validator compiles the schema on first use and keeps it, keyed
+	// by this pointer: in is not changed from here on.
+	args := metaArgs{tool: tool.Name, schema: in, validator: s.validator}
 
 	s.mcp.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args := req.Params.Arguments
-		if len(args) == 0 || string(args) == "null" {
-			args = json.RawMessage(`{}`)
-		}
-		if err := s.validator.Validate(json.RawMessage(inRaw), args); err != nil {
-			return nil, invalidParams(tool.Name, err)
-		}
-		var input In
-		if err := json.Unmarshal(args, &input); err != nil {
-			return nil, invalidParams(tool.Name, err)
+		input, err := decodeMetaArgs[In](args, req.Params.Arguments)
+		if err != nil {
+			return toolError(err), nil
 		}
 		res, err := handle(ctx, req, input)
 		if err != nil || res == nil {
@@ -223,15 +225,6 @@ func (s *Server) boundAnswer(tool string, res *mcp.CallToolResult) *mcp.CallTool
 		tool, size, s.maxAnswerBytes))
 }
 
-func invalidParams(tool string, err error) error {
-	var e *errors.Error
-	msg := err.Error()
-	if errors.As(err, &e) && e.Err != nil {
-		msg = e.Err.Error()
-	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid arguments for %s: %s", tool, msg)}
-}
-
 // result returns a successful result: out as structured content, and text
 // for clients that show only text.
 func result(out any, text string) *mcp.CallToolResult {
@@ -239,14 +232,14 @@ func result(out any, text string) *mcp.CallToolResult {
 }
 
 // toolError returns a tool error result: the failure is for the model to
-// read and act on, not a protocol error. Its code is in the text and in
-// the result's _meta.
+// read and act on, not a protocol error. Its code is in the text, and the
+// whole error, in the wire form of the errors module, is in the result's
+// _meta under [MetaErrorKey].
 func toolError(err error) *mcp.CallToolResult {
-	info := errorInfoOf(err)
 	return &mcp.CallToolResult{
 		IsError: true,
-		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("[%s] %s", info.Code, info.Message)}},
-		Meta:    mcp.Meta{MetaErrorKey: info},
+		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("[%s] %s", errors.CodeOf(err), err.Error())}},
+		Meta:    mcp.Meta{MetaErrorKey: errors.ToWire(err)},
 	}
 }
 
@@ -263,33 +256,38 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	if limit == 0 {
 		limit = s.searchLimit
 	}
-	var page toolindex.Page
-	var err error
-	if strings.TrimSpace(in.Query) == "" {
-		page, err = s.index.List(ctx, toolindex.ListRequest{Namespace: in.Namespace, Cursor: in.Cursor, Limit: limit})
-	} else {
-		page, err = s.index.Search(ctx, toolindex.SearchRequest{Query: in.Query, Namespace: in.Namespace, Cursor: in.Cursor, Limit: limit})
+	fetch := func(cursor string, limit int) (toolindex.Page, error) {
+		return s.index.Search(ctx, toolindex.SearchRequest{Query: in.Query, Namespace: in.Namespace, Cursor: cursor, Limit: limit})
 	}
+	if strings.TrimSpace(in.Query) == "" {
+		fetch = func(cursor string, limit int) (toolindex.Page, error) {
+			return s.index.List(ctx, toolindex.ListRequest{Namespace: in.Namespace, Cursor: cursor, Limit: limit})
+		}
+	}
+	items, next, err := s.offeredPage(ctx, fetch, in.Cursor, limit)
 	if err != nil {
 		return toolError(err), nil
 	}
-	out := searchOutput{Tools: make([]toolSummary, len(page.Items)), NextCursor: page.NextCursor}
+	out := searchOutput{Tools: make([]toolSummary, len(items)), NextCursor: next}
 	var text strings.Builder
-	for i, item := range page.Items {
+	for i, item := range items {
 		out.Tools[i] = toolSummary{ID: item.ID, Title: item.Title, Description: item.Description, Tags: item.Tags}
 		fmt.Fprintf(&text, "%s — %s\n", item.ID, item.Description)
 	}
-	if len(page.Items) == 0 {
+	if len(items) == 0 {
 		text.WriteString("No tool matches. Try other words, or list_namespaces.\n")
 	}
-	if page.NextCursor != "" {
-		fmt.Fprintf(&text, "More: cursor %q\n", page.NextCursor)
+	if next != "" {
+		fmt.Fprintf(&text, "More: cursor %q\n", next)
 	}
 	return result(out, text.String()), nil
 }
 
 func (s *Server) namespaces(ctx context.Context, _ *mcp.CallToolRequest, _ namespacesInput) (*mcp.CallToolResult, error) {
 	names, err := s.index.Namespaces(ctx)
+	if err == nil {
+		names, err = s.offeredNamespaces(ctx, names)
+	}
 	if err != nil {
 		return toolError(err), nil
 	}
@@ -304,11 +302,13 @@ func (s *Server) describe(ctx context.Context, _ *mcp.CallToolRequest, in descri
 	if in.Level != "" {
 		var err error
 		if level, err = tooldocs.ParseDetailLevel(in.Level); err != nil {
-			return nil, invalidParams(ToolDescribe, err)
+			e := errors.E(errors.InvalidArgument, err)
+			e.Op = ToolDescribe
+			return toolError(e), nil
 		}
 	}
 	doc, err := s.docs.Describe(ctx, in.ID, level)
-	if err != nil {
+	if err = s.describable(ctx, ToolDescribe, in.ID, err); err != nil {
 		return toolError(err), nil
 	}
 	return result(doc, doc.Markdown()), nil
@@ -316,7 +316,7 @@ func (s *Server) describe(ctx context.Context, _ *mcp.CallToolRequest, in descri
 
 func (s *Server) examples(ctx context.Context, _ *mcp.CallToolRequest, in examplesInput) (*mcp.CallToolResult, error) {
 	examples, err := s.docs.Examples(ctx, in.ID, in.Limit)
-	if err != nil {
+	if err = s.describable(ctx, ToolExamples, in.ID, err); err != nil {
 		return toolError(err), nil
 	}
 	if examples == nil {
@@ -405,8 +405,10 @@ func nonText(content []mcp.Content) []mcp.Content {
 
 func (s *Server) runChain(ctx context.Context, req *mcp.CallToolRequest, in chainInput) (*mcp.CallToolResult, error) {
 	if len(in.Steps) > s.maxChainSteps {
-		return nil, invalidParams(ToolRunChain, fmt.Errorf("run_chain has %d steps, the limit is %d (option WithMaxChainSteps, setting limits.chainSteps)",
-			len(in.Steps), s.maxChainSteps))
+		e := errors.Errorf(errors.InvalidArgument, "run_chain has %d steps, the limit is %d (option WithMaxChainSteps, setting limits.chainSteps): split the chain",
+			len(in.Steps), s.maxChainSteps)
+		e.Op = ToolRunChain
+		return toolError(e), nil
 	}
 	steps := make([]toolrun.ChainStep, len(in.Steps))
 	for i, st := range in.Steps {
@@ -437,7 +439,7 @@ func (s *Server) runChain(ctx context.Context, req *mcp.CallToolRequest, in chai
 	res := result(out, compactJSON(out))
 	if err != nil {
 		res.IsError = true
-		res.Meta = mcp.Meta{MetaErrorKey: errorInfoOf(err)}
+		res.Meta = mcp.Meta{MetaErrorKey: errors.ToWire(err)}
 	}
 	return res, nil
 }

@@ -50,9 +50,7 @@ func TestCallTimeout(t *testing.T) {
 		res := call(t, cs, "run_tool", map[string]any{"id": "clock:wait"})
 		assert.Equal(t, 3*time.Second, time.Since(start))
 		require.True(t, res.IsError)
-		info, ok := res.Meta[toolserver.MetaErrorKey].(map[string]any)
-		require.True(t, ok)
-		assert.Equal(t, string(errors.Timeout), info["code"])
+		assert.Equal(t, errors.Timeout, metaError(t, res).Code)
 
 		res = call(t, cs, "run_tool", map[string]any{"id": "github:create_issue", "args": map[string]any{"title": "t"}})
 		assert.False(t, res.IsError, "a quick call is not affected: %s", text(res))

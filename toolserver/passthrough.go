@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolrun"
 )
@@ -67,7 +68,7 @@ func (s *Server) expose(ctx context.Context, id string) {
 	if call.Tool, _, err = s.index.Get(ctx, id); err != nil {
 		return // removed meanwhile: its removal event follows
 	}
-	if (toolrun.AllowDeny{Allow: s.passthrough}).Authorize(ctx, call) != nil {
+	if (toolrun.AllowDeny{Allow: s.passthrough}).Authorize(ctx, call) != nil || !s.offered(ctx, id) {
 		return
 	}
 	s.mu.Lock()
@@ -102,7 +103,9 @@ func (s *Server) passthroughHandler(id string) mcp.ToolHandler {
 		var args map[string]any
 		if len(req.Params.Arguments) > 0 {
 			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return nil, invalidParams(req.Params.Name, err)
+				e := errors.Errorf(errors.InvalidArgument, "the arguments of %s are not a JSON object: %v", req.Params.Name, err)
+				e.Op, e.ToolID = "passthrough", id
+				return toolError(e), nil
 			}
 		}
 		res, failure := s.runCatalogueTool(ctx, req, id, args, "")

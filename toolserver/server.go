@@ -131,7 +131,8 @@ const (
 )
 
 // WithMaxChainSteps sets the most steps of one run_chain call; a longer
-// chain is refused with an invalid-params error before any step runs.
+// chain is refused with a tool error of code [errors.InvalidArgument]
+// before any step runs.
 // The default is [DefaultMaxChainSteps]; n < 1 keeps the default.
 func WithMaxChainSteps(n int) Option {
 	return func(s *Server) {

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,11 +25,12 @@ import (
 
 // catalogue is a small catalogue behind a toolserver.Server.
 type catalogue struct {
-	index  *toolindex.MemoryIndex
-	docs   *tooldocs.Store
-	local  *toolrun.LocalExecutor
-	runner *toolrun.Runner
-	logs   *syncBuffer
+	index    *toolindex.MemoryIndex
+	docs     *tooldocs.Store
+	local    *toolrun.LocalExecutor
+	registry *toolrun.ExecutorRegistry
+	runner   *toolrun.Runner
+	logs     *syncBuffer
 }
 
 type syncBuffer struct {
@@ -63,9 +63,10 @@ func newCatalogue(t testing.TB) *catalogue {
 		}
 		return toolrun.Output{Structured: map[string]any{"done": true}}, nil
 	}))
-	c.runner = toolrun.New(toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{
+	c.registry = toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{
 		toolmodel.BackendLocal: c.local, toolmodel.BackendProvider: provider,
-	}), toolrun.WithIndex(c.index))
+	})
+	c.runner = toolrun.New(c.registry, toolrun.WithIndex(c.index))
 
 	c.add(t, `{"name":"create_issue","namespace":"github","title":"Create an issue",
 		"description":"Create a new issue in a GitHub repository. Needs a title.",
@@ -202,7 +203,21 @@ func TestSearchTools(t *testing.T) {
 	assert.Contains(t, text(res), "[invalid_argument]")
 }
 
-func TestBadMetaToolArgumentsAreInvalidParams(t *testing.T) {
+// metaError returns the error a failed result carries in its _meta, as
+// a Go client of the server reads it.
+func metaError(t *testing.T, res *mcp.CallToolResult) *errors.Error {
+	t.Helper()
+	require.True(t, res.IsError, "a failed result")
+	raw, err := json.Marshal(res.Meta[toolserver.MetaErrorKey])
+	require.NoError(t, err)
+	var wire errors.WireError
+	require.NoError(t, json.Unmarshal(raw, &wire), "_meta holds the error's wire form: %s", raw)
+	e := errors.FromWire(&wire)
+	require.NotNil(t, e, "_meta holds the error: %s", raw)
+	return e
+}
+
+func TestBadMetaToolArgumentsAreToolErrors(t *testing.T) {
 	cs := connect(t, newCatalogue(t).server(), nil)
 	tests := []struct {
 		name string
@@ -210,20 +225,27 @@ func TestBadMetaToolArgumentsAreInvalidParams(t *testing.T) {
 		args any
 		want string
 	}{
-		{"missing id", "run_tool", map[string]any{"args": map[string]any{}}, "invalid arguments for run_tool: /id: required property is missing"},
+		{"missing id", "run_tool", map[string]any{"args": map[string]any{}}, "invalid arguments: /id: required property is missing; call run_tool again with arguments that follow its input schema"},
+		{"ill-typed id", "describe_tool", map[string]any{"id": 5}, "/id: type: 5 has type \"integer\", want \"string\""},
 		{"args not an object", "run_tool", map[string]any{"id": "x", "args": "no"}, "/args: type"},
+		{"steps not a list", "run_chain", map[string]any{"steps": map[string]any{}}, "/steps: type"},
 		{"unknown member", "search_tools", map[string]any{"query": "x", "colour": "red"}, "/colour: property is not allowed"},
 		{"limit too large", "search_tools", map[string]any{"query": "x", "limit": 1000}, "/limit: maximum"},
+		{"limit not an integer", "search_tools", map[string]any{"query": "x", "limit": 1.5}, "/limit: type"},
 		{"bad level", "describe_tool", map[string]any{"id": "x", "level": "everything"}, "/level: enum"},
+		{"arguments not an object", "list_namespaces", []any{1, 2}, "type"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
-			require.Error(t, err)
-			var wire *jsonrpc.Error
-			require.ErrorAs(t, err, &wire)
-			assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
-			assert.Contains(t, wire.Message, tt.want)
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
+			require.NoError(t, err, "bad arguments are not a protocol error")
+			require.True(t, res.IsError)
+			assert.Contains(t, text(res), "[invalid_argument] "+tt.tool+": invalid arguments: ")
+			assert.Contains(t, text(res), tt.want)
+			e := metaError(t, res)
+			assert.Equal(t, errors.InvalidArgument, e.Code)
+			assert.Equal(t, tt.tool, e.Op)
+			assert.False(t, e.Retryable)
 		})
 	}
 }
@@ -284,11 +306,12 @@ func TestRunTool(t *testing.T) {
 		name string
 		args map[string]any
 		code errors.Code
+		op   string
 		want string
 	}{
-		{"tool failure", map[string]any{"id": "fs:read_file", "args": map[string]any{"path": "/etc/shadow"}}, errors.Execution, "permission denied by the OS"},
-		{"arguments refused by the tool's schema", map[string]any{"id": "github:create_issue", "args": map[string]any{}}, errors.Validation, "/title: required property is missing"},
-		{"unknown tool", map[string]any{"id": "github:nope"}, errors.NotFound, `no tool "github:nope"`},
+		{"tool failure", map[string]any{"id": "fs:read_file", "args": map[string]any{"path": "/etc/shadow"}}, errors.Execution, toolrun.OpExecute, "permission denied by the OS"},
+		{"arguments refused by the tool's schema", map[string]any{"id": "github:create_issue", "args": map[string]any{}}, errors.Validation, toolrun.OpValidateInput, "/title: required property is missing"},
+		{"unknown tool", map[string]any{"id": "github:nope"}, errors.NotFound, toolrun.OpResolve, `no tool "github:nope"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,9 +319,9 @@ func TestRunTool(t *testing.T) {
 			require.True(t, res.IsError)
 			assert.Contains(t, text(res), "["+string(tt.code)+"]")
 			assert.Contains(t, text(res), tt.want)
-			info, ok := res.Meta[toolserver.MetaErrorKey].(map[string]any)
-			require.True(t, ok, "the code is in _meta")
-			assert.Equal(t, string(tt.code), info["code"])
+			e := metaError(t, res)
+			assert.Equal(t, tt.code, e.Code, "the code is in _meta")
+			assert.Equal(t, tt.op, e.Op, "the stage is in _meta")
 		})
 	}
 }
