@@ -44,10 +44,6 @@ type MemoryIndex struct {
 	selector BackendSelector
 	sources  []registeredSource
 
-	// refreshMu serializes Refresh, so that listings taken at different
-	// times are never applied out of order.
-	refreshMu sync.Mutex
-
 	mu          sync.RWMutex
 	tools       map[string]*entry
 	ids         sortedSet             // every tool ID
@@ -85,6 +81,11 @@ func (e *entry) backendIndex(identity string) int {
 type registeredSource struct {
 	src  Source
 	opts []RegisterOption
+	// mu serializes the refreshes of the source, so that its listings
+	// taken at different times are never applied out of order. Each
+	// source has its own, so that a source slow to list (a server still
+	// starting) delays no refresh of another.
+	mu *sync.Mutex
 }
 
 // Option configures a [MemoryIndex].
@@ -119,7 +120,7 @@ func WithSelector(s BackendSelector) Option {
 func WithSource(src Source, opts ...RegisterOption) Option {
 	return func(ix *MemoryIndex) {
 		if src != nil {
-			ix.sources = append(ix.sources, registeredSource{src: src, opts: opts})
+			ix.sources = append(ix.sources, registeredSource{src: src, opts: opts, mu: &sync.Mutex{}})
 		}
 	}
 }
@@ -463,13 +464,14 @@ func (ix *MemoryIndex) OnChange(fn func(ChangeEvent)) (unsubscribe func()) {
 // definition (unless the source was given [Replace]) is refused as a
 // whole, and the source keeps its tools. When ctx is done during the
 // pass, the sources not yet refreshed are skipped.
+//
+// The refreshes of one source are serialized; refreshes of different
+// sources, made by concurrent calls, run at the same time.
 func (ix *MemoryIndex) Refresh(ctx context.Context, identities ...string) error {
 	const op = "toolindex.Refresh"
 	if err := ctxError(ctx, op); err != nil {
 		return err
 	}
-	ix.refreshMu.Lock()
-	defer ix.refreshMu.Unlock()
 	var errs []error
 	for _, s := range ix.sources {
 		if len(identities) > 0 && !slices.Contains(identities, s.src.Identity()) {
@@ -491,7 +493,18 @@ func (ix *MemoryIndex) Refresh(ctx context.Context, identities ...string) error 
 	return errors.Join(errs...)
 }
 
+// HasSource reports whether the index was given a source of the identity
+// ([WithSource]), which [MemoryIndex.Refresh] lists. Sources are fixed
+// when the index is made, so a caller that keeps the index in step with
+// changes it hears of can skip, at no cost, the changes of sources the
+// index does not follow.
+func (ix *MemoryIndex) HasSource(identity string) bool {
+	return slices.ContainsFunc(ix.sources, func(s registeredSource) bool { return s.src.Identity() == identity })
+}
+
 func (ix *MemoryIndex) refreshSource(ctx context.Context, op string, s registeredSource) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	identity := s.src.Identity()
 	regs, err := s.src.ListTools(ctx)
 	if err != nil {
