@@ -143,6 +143,22 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session
 	return &session{cfg: cfg, cat: cat, srv: srv}, nil
 }
 
+// openReady is open for the commands that need the tools: it waits until
+// every upstream has been up or failed once, which each connection
+// attempt's timeout bounds. serve does not wait: it answers at once, and
+// tools arrive as their upstreams connect.
+func (e *env) openReady(ctx context.Context, c common, logLevel slog.Level) (*session, error) {
+	s, err := e.open(ctx, c, logLevel)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.cat.Wait(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
 // version is the version reported to MCP clients.
 const version = "0.1.0"
 
@@ -176,8 +192,12 @@ func (p *progress) report(u catalog.Upstream, done bool) {
 		return "\u2717"
 	}
 	switch {
+	case !done && u.Attempts > 1:
+		fmt.Fprintf(p.w, "  connecting %s %s again (attempt %d)...\n", u.Kind, u.Name, u.Attempts)
 	case !done:
 		fmt.Fprintf(p.w, "  connecting %s %s...\n", u.Kind, u.Name)
+	case u.Err != nil && !u.NextRetry.IsZero():
+		fmt.Fprintf(p.w, "  %s %s %s: %v (retried in %s)\n", mark(false), u.Kind, u.Name, u.Err, time.Until(u.NextRetry).Round(time.Second))
 	case u.Err != nil:
 		fmt.Fprintf(p.w, "  %s %s %s: %v (skipped)\n", mark(false), u.Kind, u.Name, u.Err)
 	default:
@@ -257,7 +277,7 @@ func (e *env) search(ctx context.Context, args []string) error {
 	if len(rest) == 0 {
 		return usagef("search needs a query")
 	}
-	s, err := e.open(ctx, c, slog.LevelWarn)
+	s, err := e.openReady(ctx, c, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
@@ -295,7 +315,7 @@ func (e *env) describe(ctx context.Context, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	s, err := e.open(ctx, c, slog.LevelWarn)
+	s, err := e.openReady(ctx, c, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
@@ -331,7 +351,7 @@ func (e *env) runTool(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	s, err := e.open(ctx, c, slog.LevelWarn)
+	s, err := e.openReady(ctx, c, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
@@ -404,7 +424,7 @@ func (e *env) tools(ctx context.Context, args []string) error {
 	} else if len(rest) > 0 {
 		return usagef("tools takes no arguments, got %q", rest)
 	}
-	s, err := e.open(ctx, c, slog.LevelWarn)
+	s, err := e.openReady(ctx, c, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
@@ -488,7 +508,7 @@ func (e *env) stats(ctx context.Context, args []string) error {
 			return err
 		}
 	} else {
-		s, err := e.open(ctx, c, slog.LevelWarn)
+		s, err := e.openReady(ctx, c, slog.LevelWarn)
 		if err != nil {
 			return err
 		}
