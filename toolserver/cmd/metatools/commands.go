@@ -192,12 +192,8 @@ func (p *progress) report(u catalog.Upstream, done bool) {
 		return "\u2717"
 	}
 	switch {
-	case !done && u.Attempts > 1:
-		fmt.Fprintf(p.w, "  connecting %s %s again (attempt %d)...\n", u.Kind, u.Name, u.Attempts)
 	case !done:
 		fmt.Fprintf(p.w, "  connecting %s %s...\n", u.Kind, u.Name)
-	case u.Err != nil && !u.NextRetry.IsZero():
-		fmt.Fprintf(p.w, "  %s %s %s: %v (retried in %s)\n", mark(false), u.Kind, u.Name, u.Err, time.Until(u.NextRetry).Round(time.Second))
 	case u.Err != nil:
 		fmt.Fprintf(p.w, "  %s %s %s: %v (skipped)\n", mark(false), u.Kind, u.Name, u.Err)
 	default:
