@@ -57,10 +57,6 @@ type MemoryIndex struct {
 	searcher Searcher
 	sources  []registeredSource
 
-	// refreshMu serializes Refresh, so that listings taken at different
-	// times are never applied out of order.
-	refreshMu sync.Mutex
-
 	// writeMu serializes changes, from staging until their events are
 	// queued. The fields below change only under both writeMu and mu, so
 	// a change reads them under writeMu alone while it stages and while
@@ -106,6 +102,11 @@ func (e *entry) backendIndex(identity string) int {
 type registeredSource struct {
 	src  Source
 	opts []RegisterOption
+	// mu serializes the refreshes of the source, so that its listings
+	// taken at different times are never applied out of order. Each
+	// source has its own, so that a source slow to list (a server still
+	// starting) delays no refresh of another.
+	mu *sync.Mutex
 }
 
 // Option configures a [MemoryIndex].
@@ -130,7 +131,7 @@ func WithSearcher(s Searcher) Option {
 func WithSource(src Source, opts ...RegisterOption) Option {
 	return func(ix *MemoryIndex) {
 		if src != nil {
-			ix.sources = append(ix.sources, registeredSource{src: src, opts: opts})
+			ix.sources = append(ix.sources, registeredSource{src: src, opts: opts, mu: &sync.Mutex{}})
 		}
 	}
 }
@@ -462,13 +463,14 @@ func (ix *MemoryIndex) OnChange(fn func(ChangeEvent)) (unsubscribe func()) {
 // definition (unless the source was given [Replace]) is refused as a
 // whole, and the source keeps its tools. When ctx is done during the
 // pass, the sources not yet refreshed are skipped.
+//
+// The refreshes of one source are serialized; refreshes of different
+// sources, made by concurrent calls, run at the same time.
 func (ix *MemoryIndex) Refresh(ctx context.Context, identities ...string) error {
 	const op = "toolindex.Refresh"
 	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return err
 	}
-	ix.refreshMu.Lock()
-	defer ix.refreshMu.Unlock()
 	var errs []error
 	for _, s := range ix.sources {
 		if len(identities) > 0 && !slices.Contains(identities, s.src.Identity()) {
@@ -490,7 +492,18 @@ func (ix *MemoryIndex) Refresh(ctx context.Context, identities ...string) error 
 	return errors.Join(errs...)
 }
 
+// HasSource reports whether the index was given a source of the identity
+// ([WithSource]), which [MemoryIndex.Refresh] lists. Sources are fixed
+// when the index is made, so a caller that keeps the index in step with
+// changes it hears of can skip, at no cost, the changes of sources the
+// index does not follow.
+func (ix *MemoryIndex) HasSource(identity string) bool {
+	return slices.ContainsFunc(ix.sources, func(s registeredSource) bool { return s.src.Identity() == identity })
+}
+
 func (ix *MemoryIndex) refreshSource(ctx context.Context, op string, s registeredSource) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	identity := s.src.Identity()
 	regs, err := s.src.ListTools(ctx)
 	if err != nil {

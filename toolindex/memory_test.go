@@ -395,3 +395,48 @@ func TestListWithBothFilters(t *testing.T) {
 		})
 	}
 }
+
+// blockingSource lists nothing until release is closed.
+type blockingSource struct {
+	identity string
+	started  chan struct{}
+	release  chan struct{}
+}
+
+func (s *blockingSource) Identity() string { return s.identity }
+
+func (s *blockingSource) ListTools(ctx context.Context) ([]toolindex.Registration, error) {
+	close(s.started)
+	select {
+	case <-s.release:
+		return nil, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func TestRefreshOfASlowSourceDelaysNoOther(t *testing.T) {
+	ctx := context.Background()
+	slow := &blockingSource{identity: "mcp:slow", started: make(chan struct{}), release: make(chan struct{})}
+	gh := mcpBackend("github")
+	fast := &staticSource{identity: gh.Identity()}
+	fast.set([]toolindex.Registration{reg(newTool("gh", "create_issue", "Open an issue."), gh)}, nil)
+	idx := toolindex.New(toolindex.WithSource(slow), toolindex.WithSource(fast))
+
+	done := make(chan error, 1)
+	go func() { done <- idx.Refresh(ctx, slow.Identity()) }()
+	<-slow.started
+	require.NoError(t, idx.Refresh(ctx, fast.Identity()), "the fast source is refreshed while the slow one lists")
+	_, _, err := idx.Get(ctx, "gh:create_issue")
+	require.NoError(t, err)
+	close(slow.release)
+	require.NoError(t, <-done)
+}
+
+func TestHasSource(t *testing.T) {
+	gh := &staticSource{identity: "mcp:github"}
+	idx := toolindex.New(toolindex.WithSource(gh))
+	assert.True(t, idx.HasSource("mcp:github"))
+	assert.False(t, idx.HasSource("mcp:jira"))
+	assert.False(t, toolindex.New().HasSource("mcp:github"))
+}

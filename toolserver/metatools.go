@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -59,7 +60,8 @@ type searchOutput struct {
 type namespacesInput struct{}
 
 type namespacesOutput struct {
-	Namespaces []string `json:"namespaces"`
+	Namespaces []string         `json:"namespaces"`
+	Upstreams  []UpstreamStatus `json:"upstreams,omitempty"`
 }
 
 type describeInput struct {
@@ -134,7 +136,8 @@ func (s *Server) addMetaTools() {
 			in.Properties["limit"].Maximum = jsonschema.Ptr(float64(maxSearchResults))
 		}, s.search)
 	addMetaTool[namespacesInput, namespacesOutput](s, &mcp.Tool{Name: ToolNamespaces, Title: "List namespaces", Annotations: readOnly,
-		Description: "List the namespaces of the catalogue (typically one per server or API), to narrow a search."},
+		Description: "List the namespaces of the catalogue (typically one per server or API), to narrow a search, " +
+			"and the state of each upstream: connecting (its tools are still to come), up, or failed (why, and when it is retried)."},
 		nil, s.namespaces)
 	addMetaTool[describeInput, map[string]any](s, &mcp.Tool{Name: ToolDescribe, Title: "Describe a tool", Annotations: readOnly,
 		Description: "Read a tool's documentation: level summary (one line), schema (default: parameters and their types) " +
@@ -294,7 +297,12 @@ func (s *Server) namespaces(ctx context.Context, _ *mcp.CallToolRequest, _ names
 	if names == nil {
 		names = []string{}
 	}
-	return result(namespacesOutput{Namespaces: names}, strings.Join(names, "\n")), nil
+	out, text := namespacesOutput{Namespaces: names}, strings.Join(names, "\n")
+	if s.upstreamStatus != nil {
+		out.Upstreams = s.upstreamStatus()
+		text += "\n\n" + statusText(out.Upstreams, time.Now())
+	}
+	return result(out, text), nil
 }
 
 func (s *Server) describe(ctx context.Context, _ *mcp.CallToolRequest, in describeInput) (*mcp.CallToolResult, error) {

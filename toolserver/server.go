@@ -59,6 +59,7 @@ type Server struct {
 	keepNames        map[string]bool
 	agg              *aggregator
 	metaTools        map[string]bool // the meta-tools' names
+	upstreamStatus   func() []UpstreamStatus
 
 	mu          sync.Mutex
 	exposed     map[string]string // passthrough MCP name -> tool ID

@@ -46,6 +46,11 @@ type Upstream struct {
 	// name must not be taken by a meta-tool or another upstream; a clash
 	// found while [New] builds the server is reported by [Server.Err].
 	KeepNames bool
+	// Deferred leaves the first listing of the upstream's resources,
+	// resource templates and prompts to the first [Server.UpstreamChanged]
+	// naming it, instead of [New]: for an upstream still connecting, whose
+	// owner reports when it is up, so that New does not wait for it.
+	Deferred bool
 }
 
 // namespace returns the upstream's namespace.
@@ -78,8 +83,9 @@ func (u Upstream) name(n string) string {
 // it and the clash is logged. An upstream that does not offer resources or
 // prompts (its capabilities lack them) contributes none of them.
 //
-// [New] lists every upstream before it returns; an upstream that cannot
-// be reached then is logged and listed again when it reports a change.
+// [New] lists every upstream before it returns, except those marked
+// [Upstream.Deferred]; an upstream that cannot be reached then is logged
+// and listed again when it reports a change.
 // Reports of upstreams reach the server through
 // [Server.UpstreamChanged] and [Server.UpstreamResourceUpdated], which
 // the caller wires to its session manager (the catalog package does).
@@ -193,12 +199,14 @@ func (a *aggregator) serverOptions(opts *mcp.ServerOptions) {
 	opts.UnsubscribeHandler = a.unsubscribe
 }
 
-// start lists every upstream, serves what they offer and starts following
-// their changes.
+// start lists every upstream not deferred, serves what they offer and
+// starts following their changes.
 func (a *aggregator) start() {
 	var wg sync.WaitGroup
 	for _, u := range a.ups {
-		wg.Go(func() { a.list(u) })
+		if !u.Deferred {
+			wg.Go(func() { a.list(u) })
+		}
 	}
 	wg.Wait()
 	a.reconcile()

@@ -130,9 +130,10 @@
 // other tools are kept.
 // [Manager.RegisterTools] copies them into an index once; a [Source] lets
 // the index list them on each Refresh, adding, updating and removing
-// tools; and [Manager.AutoRefresh] refreshes the index when a server whose
-// tools a Source listed sends notifications/tools/list_changed, once per
-// burst of notifications, listing again only the servers that sent them.
+// tools; and [Manager.AutoRefresh] refreshes the index when a server it
+// has a Source of sends notifications/tools/list_changed, once per burst
+// of notifications, listing again only the servers that sent them, even
+// before the index ever listed the server.
 //
 // # How to plug in your own
 //

@@ -119,13 +119,7 @@ func (s *Source) ListTools(ctx context.Context) ([]toolindex.Registration, error
 	if err != nil {
 		return nil, err
 	}
-	regs := s.m.Registrations(s.server, s.namespace, tools)
-	if srv, err := s.m.server(s.server); err == nil {
-		srv.mu.Lock()
-		srv.synced = true
-		srv.mu.Unlock()
-	}
-	return regs, nil
+	return s.m.Registrations(s.server, s.namespace, tools), nil
 }
 
 // AutoRefresh keeps idx in step with the servers whose tools it lists
@@ -158,19 +152,26 @@ func (m *Manager) AutoRefresh(idx toolindex.Index) (stop func()) {
 	})
 }
 
+// sourceFollower is implemented by indexes that tell which sources they
+// follow, such as [toolindex.MemoryIndex].
+type sourceFollower interface {
+	HasSource(identity string) bool
+}
+
 // toolsChanged schedules a refresh of the indexes kept in step with a
-// server that reported a change of its tools.
+// server that reported a change of its tools. An index that tells which
+// sources it follows is refreshed only for its own; another is refreshed
+// for every report, which lists nothing when it has no source of the
+// server.
 func (m *Manager) toolsChanged(s *server) {
-	s.mu.Lock()
-	synced := s.synced
-	s.mu.Unlock()
-	if !synced {
-		return
-	}
+	id := identity(s.name)
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	for r := range m.refreshers {
-		r.schedule(identity(s.name))
+		if f, ok := r.idx.(sourceFollower); ok && !f.HasSource(id) {
+			continue
+		}
+		r.schedule(id)
 	}
 }
 

@@ -226,3 +226,22 @@ func TestAutoRefreshListsOnlyTheServersThatChanged(t *testing.T) {
 		assert.Equal(t, 1, sources["c"].listed(), "a server that reported nothing is not listed again")
 	})
 }
+
+func TestAutoRefreshFollowsAServerTheIndexNeverListed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		srv := mcp.NewServer(&mcp.Implementation{Name: "late"}, nil)
+		addTools(srv, "a")
+		m := newManager(t, mcpexec.WithRefreshDelay(time.Second), mcpexec.WithServer("late", mcpexec.InMemory(srv)))
+		idx := toolindex.New(toolindex.WithSource(m.Source("late", "l")))
+		defer m.AutoRefresh(idx)()
+		// The session opens for another reason than a listing by the index.
+		_, err := m.Session(ctx, "late")
+		require.NoError(t, err)
+
+		addTools(srv, "b")
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		assert.Equal(t, []string{"l:a", "l:b"}, toolIDs(t, idx), "the server's report loads its tools")
+	})
+}

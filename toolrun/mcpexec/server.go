@@ -41,9 +41,6 @@ type server struct {
 	retryAt  time.Time        // no attempt before then
 	lastErr  *errors.Error
 	closed   bool
-	// synced reports that a Source listed the server's tools, so that an
-	// index refreshes when they change.
-	synced bool
 	// skipped are the tools of the last listing that could not become
 	// metatools tools.
 	skipped []SkippedTool

@@ -2,18 +2,32 @@
 // its configuration: the index and its search engine, the documentation
 // store, the executors of every backend kind and the runner, then the
 // tools of the built-in catalogue and of every upstream (MCP servers,
-// OpenAPI documents, gRPC services), connected concurrently. Secrets of
-// HTTP APIs are read from environment variables when a call is made.
+// OpenAPI documents, gRPC services), each connected in the background.
+// Secrets of HTTP APIs are read from environment variables when a call
+// is made.
 //
 //	cat, err := catalog.Build(ctx, cfg, catalog.WithProgress(show))
 //	if err != nil { ... }
 //	defer cat.Close()
-//	for _, u := range cat.Upstreams() { ... } // what connected, what failed
-//	srv, err := cat.NewServer(toolserver.WithLogger(logger))
+//	srv, err := cat.NewServer(toolserver.WithLogger(logger)) // serve at once
 //	if err != nil { ... } // a name clash of upstreams that keep their names
+//	// or, for a one-shot command that needs the tools:
+//	err = cat.Wait(ctx) // every upstream up or failed once
+//	for _, u := range cat.Upstreams() { ... } // connecting, up or failed
 //
-// An upstream that fails to connect is reported in [Catalog.Upstreams] and
-// skipped: the server starts with the others.
+// [Build] returns at once. Each upstream then connects on a goroutine of
+// its own, and its tools enter the index as it arrives, so a server over
+// the catalogue answers before the slowest upstream is there. An upstream
+// that fails is reported in [Catalog.Upstreams] (state failed, with the
+// error and the time of the next attempt) and tried again with an
+// exponential backoff (1s doubling up to 60s, with jitter); the others are
+// served meanwhile.
+//
+// The tools of MCP servers and gRPC services enter the index only
+// through its sources ([toolindex.WithSource], [toolindex.Index.Refresh]):
+// an MCP server that reports a change of its tools
+// (notifications/tools/list_changed) is listed again, and search results
+// follow. An OpenAPI document is imported once it is read.
 //
 // [Catalog.NewServer] serves, besides the tools, the resources, resource
 // templates and prompts of the MCP upstreams (toolserver.WithUpstreams),
@@ -28,7 +42,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"math"
+	"math/rand/v2"
 	"net/url"
 	"slices"
 	"sync"
@@ -65,7 +79,22 @@ type Catalog struct {
 	grpc        *grpcexec.Executor
 	searcher    io.Closer
 	stopRefresh func()
-	upstreams   []Upstream
+
+	// The connection of the upstreams in the background: ctx ends with
+	// Close, wg counts the goroutines, ready closes once every upstream
+	// has been up or failed once.
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	ready   chan struct{}
+	settled []chan struct{} // closed once each upstream is up or failed
+	backoff backoff
+
+	mu        sync.Mutex
+	upstreams []Upstream
+	// keepNames are the upstreams whose tools keep their names, which a
+	// server waits for (NewServer).
+	keepNames []int
 	// The MCP upstreams a server aggregates, and the relay of their
 	// reports to the servers built over the catalogue.
 	mcpUpstreams []toolserver.Upstream
@@ -75,18 +104,43 @@ type Catalog struct {
 // The session manager gives servers the sessions of the MCP upstreams.
 var _ toolserver.Upstreams = (*mcpexec.Manager)(nil)
 
-// Upstream is the outcome of connecting one source of tools.
+// State is the state of an upstream.
+type State string
+
+// The states of an upstream.
+const (
+	// Connecting: a connection attempt is under way.
+	Connecting State = toolserver.UpstreamConnecting
+	// Up: the upstream connected; its tools are in the index.
+	Up State = toolserver.UpstreamUp
+	// Failed: the last attempt failed; the next is at NextRetry, unless
+	// that is zero (a fault of the configuration, which no retry cures).
+	Failed State = toolserver.UpstreamFailed
+)
+
+// Upstream is the state of one source of tools.
 type Upstream struct {
 	// Kind is "builtin", "mcp", "openapi" or "grpc".
 	Kind string `json:"kind"`
 	// Name is the upstream's name in the configuration.
 	Name string `json:"name"`
-	// Tools is the number of tools it brought.
+	// State is where its connection stands.
+	State State `json:"state"`
+	// Tools is the number of tools it brought, once up.
 	Tools int `json:"tools"`
-	// Duration is how long connecting took.
+	// Duration is how long the last connection attempt took.
 	Duration time.Duration `json:"duration"`
-	// Err is why it failed; its tools are then absent.
+	// Err is why it failed (state Failed), or why the previous attempt
+	// failed while it connects again; its tools are absent until it is up.
 	Err error `json:"-"`
+	// Attempts is the number of connection attempts made so far,
+	// counting the one under way.
+	Attempts int `json:"attempts"`
+	// Since is when the upstream entered its state.
+	Since time.Time `json:"since"`
+	// NextRetry is when a failed upstream is tried again; zero when it
+	// is not.
+	NextRetry time.Time `json:"nextRetry,omitzero"`
 	// Skipped lists the tools it offers that were left out, each as its
 	// name and the reason ("\"bad name\": ..."): an MCP server's tool
 	// whose name or schema no metatools tool can have. The other tools
@@ -102,16 +156,42 @@ type options struct {
 	progress func(u Upstream, done bool)
 	stderr   io.Writer
 	builtin  []builtin.Option
+	backoff  backoff
 }
 
 // WithLogger sets the logger of the catalogue's components.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithProgress is called when each upstream starts connecting (done
-// false) and when it is done (done true, with its tool count or error),
-// from several goroutines at once.
+// WithProgress is called on each change of an upstream's state: when a
+// connection attempt starts (done false, state [Connecting]) and when it
+// ends (done true, state [Up] with its tool count, or [Failed] with its
+// error and next retry), from several goroutines at once; the calls for
+// one upstream come in order.
 func WithProgress(fn func(u Upstream, done bool)) Option {
 	return func(o *options) { o.progress = fn }
+}
+
+// Defaults of the backoff between connection attempts of a failing
+// upstream.
+const (
+	// DefaultRetryInitial is the delay after the first failure.
+	DefaultRetryInitial = time.Second
+	// DefaultRetryMax bounds the delay, which doubles with each failure.
+	DefaultRetryMax = time.Minute
+)
+
+// WithRetryBackoff sets the delay before a failed upstream is tried
+// again: initial after the first failure, doubling with each further
+// one, up to maximum, each delay shortened by a random part of up to a
+// fifth so that upstreams failing together are not retried together. The
+// defaults are [DefaultRetryInitial] and [DefaultRetryMax]; values that
+// are not positive, or a maximum below initial, keep them.
+func WithRetryBackoff(initial, maximum time.Duration) Option {
+	return func(o *options) {
+		if initial > 0 && maximum >= initial {
+			o.backoff.initial, o.backoff.max = initial, maximum
+		}
+	}
 }
 
 // WithUpstreamStderr streams the standard error of every MCP server
@@ -129,22 +209,29 @@ func WithBuiltinOptions(opts ...builtin.Option) Option {
 	return func(o *options) { o.builtin = append(o.builtin, opts...) }
 }
 
-// Build builds the catalogue of cfg. It fails only when the catalogue
-// itself cannot be built: a configuration that [config.Config.Validate]
-// refuses (the check that loading a file makes), or a search index path
-// that cannot be opened; failing upstreams are reported in
-// [Catalog.Upstreams].
+// Build builds the catalogue of cfg and returns at once: it fails only
+// when the catalogue itself cannot be built: a configuration that
+// [config.Config.Validate] refuses (the check that loading a file makes),
+// or a search index path that cannot be opened. The built-in tools are in the index when it returns; every
+// other upstream connects in the background, each attempt bounded by the
+// configured connect timeout ([DefaultConnectTimeout] by default), and is
+// retried while it fails ([WithRetryBackoff]); [Catalog.Upstreams] tells
+// where each stands and [Catalog.Wait] waits for them. Their connections
+// last until [Catalog.Close], whatever becomes of ctx.
 func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	o := options{logger: slog.Default()}
+	o := options{logger: slog.Default(),
+		backoff: backoff{initial: DefaultRetryInitial, max: DefaultRetryMax, jitter: rand.Float64}}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	c := &Catalog{relay: &relay{pending: map[string]bool{}}}
+	c := &Catalog{relay: &relay{pending: map[string]bool{}}, ready: make(chan struct{}), backoff: o.backoff}
+	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	searcher, err := newSearcher(cfg.Search)
 	if err != nil {
+		c.cancel()
 		return nil, err
 	}
 	if closer, ok := searcher.(io.Closer); ok {
@@ -165,27 +252,46 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		c.Close()
 		return nil, err
 	}
-	// MCP servers are declared first (nothing connects yet), so that the
-	// index follows each of them as a source: a server that reports new
-	// tools is re-listed.
+	c.grpc = grpcexec.New()
+
+	// The jobs, in the order of Upstreams: the built-in tools, then MCP
+	// servers, OpenAPI documents and gRPC services. MCP servers and gRPC
+	// services are declared first (nothing connects yet), so that the
+	// index follows each of them as a source.
+	var jobs []job
 	indexOpts := []toolindex.Option{toolindex.WithSearcher(searcher)}
-	mcpErrs := map[string]error{}
+	if !cfg.Builtin.Disabled {
+		jobs = append(jobs, job{upstream: Upstream{Kind: "builtin", Name: "builtin"}, inline: true})
+	}
 	stderr := newUpstreamStderr(o.stderr)
 	for _, s := range cfg.MCPServers {
+		j := job{upstream: Upstream{Kind: "mcp", Name: s.Name}, retry: true, keepNames: s.KeepNames}
 		if err := c.mcp.AddServer(s.Name, mcpConfig(s, stderr)); err != nil {
-			mcpErrs[s.Name] = err
+			// A fault of the configuration, which no retry cures.
+			j.connect, j.retry = func(context.Context) (int, error) { return 0, err }, false
+			jobs = append(jobs, j)
 			continue
 		}
 		namespace := config.NamespaceOf(s.Namespace, s.Name)
-		indexOpts = append(indexOpts, toolindex.WithSource(c.mcp.Source(s.Name, namespace)))
-		c.mcpUpstreams = append(c.mcpUpstreams, toolserver.Upstream{Server: s.Name, Namespace: namespace, KeepNames: s.KeepNames})
+		src := c.track(len(jobs), c.mcp.Source(s.Name, namespace))
+		indexOpts = append(indexOpts, toolindex.WithSource(src))
+		j.connect = func(ctx context.Context) (int, error) { return c.refresh(ctx, src) }
+		// Once up, the servers built over the catalogue list its
+		// resources and prompts; a server lists those of an upstream that
+		// keeps its names when it is built, which waits for the upstream.
+		j.up = func() { c.relay.changed(s.Name) }
+		jobs = append(jobs, j)
+		c.mcpUpstreams = append(c.mcpUpstreams, toolserver.Upstream{Server: s.Name, Namespace: namespace, KeepNames: s.KeepNames, Deferred: !s.KeepNames})
 	}
-	// gRPC services are followed as sources too.
-	c.grpc = grpcexec.New()
-	grpcSpecs := make([]grpcexec.ImportSpec, len(cfg.GRPC))
-	for i, g := range cfg.GRPC {
-		grpcSpecs[i] = grpcSpec(cfg, g)
-		indexOpts = append(indexOpts, toolindex.WithSource(c.grpc.Source(grpcSpecs[i])))
+	for i := range cfg.OpenAPI {
+		jobs = append(jobs, job{upstream: Upstream{Kind: "openapi", Name: cfg.OpenAPI[i].Name}, retry: true,
+			connect: func(ctx context.Context) (int, error) { return c.addOpenAPI(ctx, cfg, i) }})
+	}
+	for _, g := range cfg.GRPC {
+		src := c.track(len(jobs), c.grpc.Source(grpcSpec(cfg, g)))
+		indexOpts = append(indexOpts, toolindex.WithSource(src))
+		jobs = append(jobs, job{upstream: Upstream{Kind: "grpc", Name: g.Name}, retry: true,
+			connect: func(ctx context.Context) (int, error) { return c.refresh(ctx, src) }})
 	}
 	c.Index = toolindex.New(indexOpts...)
 	c.Docs = tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(c.Index)))
@@ -198,40 +304,23 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		toolmodel.BackendHTTP:  httpexec.New(),
 	})
 	c.Runner = newRunner(cfg, c.executors, c.Index)
-
-	var jobs []job
 	if !cfg.Builtin.Disabled {
+		// The built-in tools are local: they are registered before Build
+		// returns, and a failure (a bad option) is not retried.
 		bopts := append([]builtin.Option{builtin.WithHTTPAllowList(cfg.Builtin.HTTPAllow...)}, o.builtin...)
-		jobs = append(jobs, job{Upstream{Kind: "builtin", Name: "builtin"}, func(ctx context.Context) (int, error) {
-			return c.addBuiltin(ctx, local, bopts)
-		}})
+		jobs[0].connect = func(ctx context.Context) (int, error) { return c.addBuiltin(ctx, local, bopts) }
 	}
-	for _, s := range cfg.MCPServers {
-		jobs = append(jobs, job{Upstream{Kind: "mcp", Name: s.Name}, func(ctx context.Context) (int, error) {
-			if err := mcpErrs[s.Name]; err != nil {
-				return 0, err
-			}
-			return c.addMCPServer(ctx, s)
-		}})
-	}
-	for i, o := range cfg.OpenAPI {
-		jobs = append(jobs, job{Upstream{Kind: "openapi", Name: o.Name}, func(ctx context.Context) (int, error) {
-			return c.addOpenAPI(ctx, cfg, i)
-		}})
-	}
-	for i, g := range cfg.GRPC {
-		jobs = append(jobs, job{Upstream{Kind: "grpc", Name: g.Name}, func(ctx context.Context) (int, error) {
-			return c.addGRPC(ctx, grpcSpecs[i])
-		}})
-	}
-	c.upstreams = connectAll(ctx, jobs, time.Duration(cfg.Limits.ConnectTimeout), o.progress, c.skippedTools)
+	// An upstream's report of a change of its tools refreshes its source,
+	// from the moment it connects.
 	c.stopRefresh = c.mcp.AutoRefresh(c.Index)
+	c.start(jobs, connectTimeout, o.progress)
 	return c, nil
 }
 
-// skippedTools describes the tools of an upstream that were left out.
-func (c *Catalog) skippedTools(u Upstream) []string {
-	if u.Kind != "mcp" || u.Err != nil {
+// skippedTools describes the tools of an MCP server that its last
+// listing left out.
+func (c *Catalog) skippedTools(u *Upstream) []string {
+	if u.Kind != "mcp" {
 		return nil
 	}
 	var out []string
@@ -296,54 +385,195 @@ func idempotentTools(cfg *config.Config) []string {
 	return patterns
 }
 
-// job connects one upstream and returns the number of tools it brought.
+// job connects one upstream.
 type job struct {
 	upstream Upstream
-	connect  func(ctx context.Context) (int, error)
+	// connect makes one attempt and returns the number of tools the
+	// upstream brought.
+	connect func(ctx context.Context) (int, error)
+	// retry tries again after a failure; inline makes the attempt before
+	// Build returns.
+	retry, inline bool
+	keepNames     bool
+	// up, when set, is called once the upstream is up.
+	up func()
 }
 
-// DefaultConnectTimeout bounds each upstream's connection when the
-// configuration sets no bound.
+// DefaultConnectTimeout bounds each upstream's connection attempt when
+// the configuration sets no bound.
 const DefaultConnectTimeout = 30 * time.Second
 
-// connectAll runs the jobs concurrently and returns their outcomes in the
-// jobs' order.
-func connectAll(ctx context.Context, jobs []job, timeout time.Duration, progress func(Upstream, bool), skipped func(Upstream) []string) []Upstream {
-	if timeout <= 0 {
-		timeout = DefaultConnectTimeout
+// backoff is the delay between the connection attempts of a failing
+// upstream.
+type backoff struct {
+	initial, max time.Duration
+	// jitter returns a number in [0, 1): the part of a fifth of the
+	// delay taken off it.
+	jitter func() float64
+}
+
+// delay returns the delay after the given number of consecutive failed
+// attempts (at least 1).
+func (b backoff) delay(failures int) time.Duration {
+	d := b.initial
+	for i := 1; i < failures && d < b.max; i++ {
+		d *= 2
 	}
-	out := make([]Upstream, len(jobs))
-	var wg sync.WaitGroup
+	d = min(d, b.max)
+	return d - time.Duration(float64(d/5)*b.jitter())
+}
+
+// start sets every upstream connecting and starts following each one.
+func (c *Catalog) start(jobs []job, timeout time.Duration, progress func(Upstream, bool)) {
+	now := time.Now()
+	c.upstreams = make([]Upstream, len(jobs))
+	c.settled = make([]chan struct{}, len(jobs))
 	for i, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			u := j.upstream
-			if progress != nil {
-				progress(u, false)
-			}
-			start := time.Now()
-			bound := timeout
-			if u.Kind == "mcp" {
-				// The session manager bounds an MCP server's connection
-				// itself: with the server's own timeout, or a longer one
-				// for a first start through npx, and its error names the
-				// setting.
-				bound = math.MaxInt64
-			}
-			jctx, cancel := context.WithTimeout(ctx, bound)
-			defer cancel()
-			u.Tools, u.Err = j.connect(jctx)
-			u.Duration = time.Since(start)
-			u.Skipped = skipped(u)
-			out[i] = u
-			if progress != nil {
-				progress(u, true)
-			}
-		}()
+		c.upstreams[i] = j.upstream
+		// The first attempt starts now.
+		c.upstreams[i].State, c.upstreams[i].Since, c.upstreams[i].Attempts = Connecting, now, 1
+		c.settled[i] = make(chan struct{})
+		if j.keepNames {
+			c.keepNames = append(c.keepNames, i)
+		}
 	}
-	wg.Wait()
-	return out
+	c.wg.Go(func() {
+		for _, ch := range c.settled {
+			select {
+			case <-ch:
+			case <-c.ctx.Done():
+				return
+			}
+		}
+		close(c.ready)
+	})
+	for i, j := range jobs {
+		if j.inline {
+			c.follow(i, j, timeout, progress)
+		} else {
+			c.wg.Go(func() { c.follow(i, j, timeout, progress) })
+		}
+	}
+}
+
+// follow connects the i-th upstream, trying again after each failure
+// when its job says so, until it is up or the catalogue closes.
+func (c *Catalog) follow(i int, j job, timeout time.Duration, progress func(Upstream, bool)) {
+	settle := sync.OnceFunc(func() { close(c.settled[i]) })
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		c.update(i, progress, false, func(u *Upstream) {
+			u.State, u.Attempts, u.Since, u.NextRetry = Connecting, attempt, start, time.Time{}
+		})
+		ctx, cancel := context.WithTimeout(c.ctx, timeout)
+		if j.upstream.Kind == "mcp" {
+			// The session manager bounds an MCP server's connection
+			// itself: with the server's own timeout, or a longer one for
+			// a first start through npx, and its error names the setting.
+			cancel()
+			ctx, cancel = context.WithCancel(c.ctx)
+		}
+		n, err := j.connect(ctx)
+		cancel()
+		if c.ctx.Err() != nil {
+			return // closing
+		}
+		end := time.Now()
+		if err == nil {
+			c.update(i, progress, true, func(u *Upstream) {
+				u.State, u.Tools, u.Err, u.Since, u.Duration = Up, n, nil, end, end.Sub(start)
+				u.Skipped = c.skippedTools(u)
+			})
+			settle()
+			if j.up != nil {
+				j.up()
+			}
+			return
+		}
+		var next time.Time
+		delay := c.backoff.delay(attempt)
+		if j.retry {
+			next = end.Add(delay)
+		}
+		c.update(i, progress, true, func(u *Upstream) {
+			u.State, u.Tools, u.Err, u.Since, u.Duration, u.NextRetry = Failed, 0, err, end, end.Sub(start), next
+			u.Skipped = nil
+		})
+		settle()
+		if !j.retry {
+			return
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-c.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// update changes the state of the i-th upstream and reports it.
+func (c *Catalog) update(i int, progress func(Upstream, bool), done bool, fn func(u *Upstream)) {
+	c.mu.Lock()
+	fn(&c.upstreams[i])
+	u := c.upstreams[i]
+	u.Skipped = slices.Clone(u.Skipped)
+	c.mu.Unlock()
+	if progress != nil {
+		progress(u, done)
+	}
+}
+
+// trackedSource is a source of the i-th upstream whose listings the
+// catalogue watches: the outcome of the last one, and, once the upstream
+// is up, its tool count after each refresh.
+type trackedSource struct {
+	toolindex.Source
+	c *Catalog
+	i int
+
+	mu    sync.Mutex
+	tools int
+	err   error
+}
+
+func (c *Catalog) track(i int, src toolindex.Source) *trackedSource {
+	return &trackedSource{Source: src, c: c, i: i}
+}
+
+// ListTools implements [toolindex.Source].
+func (s *trackedSource) ListTools(ctx context.Context) ([]toolindex.Registration, error) {
+	regs, err := s.Source.ListTools(ctx)
+	s.mu.Lock()
+	s.err = err
+	if err == nil {
+		s.tools = len(regs)
+	}
+	s.mu.Unlock()
+	if err == nil {
+		s.c.mu.Lock()
+		if u := &s.c.upstreams[s.i]; u.State == Up {
+			u.Tools, u.Skipped = len(regs), s.c.skippedTools(u)
+		}
+		s.c.mu.Unlock()
+	}
+	return regs, err
+}
+
+// refresh refreshes a source in the index and returns its tool count, or
+// the error of its listing (as the upstream gave it) or of the refresh.
+func (c *Catalog) refresh(ctx context.Context, src *trackedSource) (int, error) {
+	err := c.Index.Refresh(ctx, src.Identity())
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if src.err != nil {
+		return 0, src.err
+	}
+	if err != nil {
+		return 0, err
+	}
+	return src.tools, nil
 }
 
 func (c *Catalog) addBuiltin(ctx context.Context, local *toolrun.LocalExecutor, opts []builtin.Option) (int, error) {
@@ -366,19 +596,6 @@ func (c *Catalog) addBuiltin(ctx context.Context, local *toolrun.LocalExecutor, 
 		return 0, err
 	}
 	return len(tools), nil
-}
-
-// addMCPServer connects a server and registers the tools it lists.
-func (c *Catalog) addMCPServer(ctx context.Context, s config.MCPServer) (int, error) {
-	tools, err := c.mcp.ListTools(ctx, s.Name)
-	if err != nil {
-		return 0, err
-	}
-	regs := c.mcp.Registrations(s.Name, config.NamespaceOf(s.Namespace, s.Name), tools)
-	if err := c.Index.RegisterMany(ctx, regs); err != nil {
-		return 0, err
-	}
-	return len(regs), nil
 }
 
 // addOpenAPI imports the operations of the i-th OpenAPI document of cfg,
@@ -421,28 +638,26 @@ func grpcSpec(cfg *config.Config, g config.GRPC) grpcexec.ImportSpec {
 	return spec
 }
 
-// addGRPC imports the methods of a gRPC service through its reflection.
-func (c *Catalog) addGRPC(ctx context.Context, spec grpcexec.ImportSpec) (int, error) {
-	res, err := c.grpc.Import(ctx, spec)
-	if err != nil {
-		return 0, err
-	}
-	if err := c.Index.RegisterMany(ctx, res.Registrations); err != nil {
-		return 0, err
-	}
-	return len(res.Registrations), nil
-}
-
 // NewServer returns a server over the catalogue, with opts: its tools
 // behind the meta-tools, and the resources, resource templates, prompts
-// and completions of its MCP upstreams, whose changes it follows. The
-// tools, prompts and resources of an upstream configured with keepNames
-// are exposed under their own names; a name one of them shares with a
-// meta-tool or another upstream is an error of code [errors.Conflict]
+// and completions of its MCP upstreams, whose changes it follows, and
+// the state of every upstream in list_namespaces
+// ([toolserver.WithUpstreamStatus]). It does not wait for the upstreams
+// to connect, except for those configured with keepNames: their tools,
+// prompts and resources are exposed under their own names, so NewServer
+// waits until each has been up or failed once (within the connect
+// timeout), and a name one of them shares with a meta-tool or another
+// upstream is an error of code [errors.Conflict]
 // ([toolserver.Server.Err]), and no server is returned. Close the server
 // before the catalogue.
 func (c *Catalog) NewServer(opts ...toolserver.Option) (*toolserver.Server, error) {
-	all := append([]toolserver.Option{toolserver.WithUpstreams(c.mcp, c.mcpUpstreams...)}, opts...)
+	for _, i := range c.keepNames {
+		select {
+		case <-c.settled[i]:
+		case <-c.ctx.Done():
+		}
+	}
+	all := append([]toolserver.Option{toolserver.WithUpstreams(c.mcp, c.mcpUpstreams...), toolserver.WithUpstreamStatus(c.status)}, opts...)
 	srv := toolserver.New(c.Index, c.Docs, c.Runner, all...)
 	if err := srv.Err(); err != nil {
 		srv.Close()
@@ -500,13 +715,61 @@ func (r *relay) attach(s *toolserver.Server) {
 	}
 }
 
-// Upstreams returns the outcome of connecting each upstream, in the order
-// of the configuration, the built-in tools first.
-func (c *Catalog) Upstreams() []Upstream { return slices.Clone(c.upstreams) }
+// Upstreams returns the current state of each upstream, in the order of
+// the configuration, the built-in tools first. It is safe for concurrent
+// use.
+func (c *Catalog) Upstreams() []Upstream {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := slices.Clone(c.upstreams)
+	for i := range out {
+		out[i].Skipped = slices.Clone(out[i].Skipped)
+	}
+	return out
+}
 
-// Close stops the upstream sessions and processes and the search engine.
+// status returns the upstreams' states as list_namespaces shows them.
+func (c *Catalog) status() []toolserver.UpstreamStatus {
+	ups := c.Upstreams()
+	out := make([]toolserver.UpstreamStatus, len(ups))
+	for i, u := range ups {
+		out[i] = toolserver.UpstreamStatus{Name: u.Name, Kind: u.Kind, State: string(u.State), Tools: u.Tools,
+			Attempts: u.Attempts, NextRetry: u.NextRetry, Since: u.Since}
+		if u.Err != nil {
+			out[i].Error = u.Err.Error()
+		}
+	}
+	return out
+}
+
+// Ready returns a channel that is closed once every upstream has been up
+// or failed at least once: the moment a one-shot command has every tool
+// it will get without waiting for retries.
+func (c *Catalog) Ready() <-chan struct{} { return c.ready }
+
+// Wait waits until every upstream has been up or failed at least once
+// ([Catalog.Ready]), which takes at most the connect timeout since each
+// attempt is bounded by it, or until ctx ends, and returns ctx's error
+// then. It returns an error of code [errors.Unavailable] once the
+// catalogue is closed.
+func (c *Catalog) Wait(ctx context.Context) error {
+	select {
+	case <-c.ready:
+		return nil
+	case <-ctx.Done():
+		return errors.E(errors.CodeOf(ctx.Err()), ctx.Err())
+	case <-c.ctx.Done():
+		return errors.Errorf(errors.Unavailable, "the catalogue is closed")
+	}
+}
+
+// Close stops connecting the upstreams, their sessions and processes and
+// the search engine.
 func (c *Catalog) Close() error {
 	var errs []error
+	if c.cancel != nil {
+		c.cancel()
+	}
 	if c.stopRefresh != nil {
 		c.stopRefresh()
 	}
@@ -520,6 +783,8 @@ func (c *Catalog) Close() error {
 			errs = append(errs, c.grpc.Close())
 		}
 	}
+	// The connections under way end with the sessions.
+	c.wg.Wait()
 	if c.searcher != nil {
 		errs = append(errs, c.searcher.Close())
 	}

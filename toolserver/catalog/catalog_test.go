@@ -23,6 +23,7 @@ func build(t *testing.T, yaml string, opts ...catalog.Option) *catalog.Catalog {
 	cat, err := catalog.Build(context.Background(), cfg, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, cat.Close()) })
+	require.NoError(t, cat.Wait(context.Background()))
 	return cat
 }
 
@@ -72,7 +73,7 @@ limits: {connectTimeout: 10s}
 mcpServers:
   - {name: missing, command: /nonexistent/server}
   - {name: refused, url: "http://127.0.0.1:1/mcp"}
-`, catalog.WithProgress(func(u catalog.Upstream, done bool) {
+`, catalog.WithRetryBackoff(time.Hour, time.Hour), catalog.WithProgress(func(u catalog.Upstream, done bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		state := "start"
@@ -85,8 +86,13 @@ mcpServers:
 	require.Len(t, ups, 3)
 	assert.Equal(t, []string{"builtin", "missing", "refused"}, []string{ups[0].Name, ups[1].Name, ups[2].Name})
 	require.NoError(t, ups[0].Err)
-	require.Error(t, ups[1].Err)
-	require.Error(t, ups[2].Err)
+	assert.Equal(t, catalog.Up, ups[0].State)
+	for _, u := range ups[1:] {
+		require.Error(t, u.Err)
+		assert.Equal(t, catalog.Failed, u.State)
+		assert.Equal(t, 1, u.Attempts)
+		assert.WithinDuration(t, u.Since.Add(time.Hour), u.NextRetry, time.Hour/5, "retried after the backoff, less its jitter")
+	}
 	assert.Positive(t, cat.Index.Len(), "the built-in tools are served")
 	assert.ElementsMatch(t, []string{"builtin start", "builtin done", "missing start", "missing done", "refused start", "refused done"}, events)
 }

@@ -160,6 +160,22 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session
 	return &session{cfg: cfg, cat: cat, srv: srv}, nil
 }
 
+// openReady is open for the commands that need the tools: it waits until
+// every upstream has been up or failed once, which each connection
+// attempt's timeout bounds. serve does not wait: it answers at once, and
+// tools arrive as their upstreams connect.
+func (e *env) openReady(ctx context.Context, c common, logLevel slog.Level) (*session, error) {
+	s, err := e.open(ctx, c, logLevel)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.cat.Wait(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
 // progress shows upstreams connecting, one line per step.
 type progress struct {
 	mu       sync.Mutex
@@ -286,7 +302,7 @@ func (e *env) search(ctx context.Context, args []string) error {
 	if len(rest) == 0 {
 		return usagef("search needs a query")
 	}
-	s, err := e.open(ctx, c, slog.LevelWarn)
+	s, err := e.openReady(ctx, c, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
@@ -324,7 +340,7 @@ func (e *env) describe(ctx context.Context, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	s, err := e.open(ctx, c, slog.LevelWarn)
+	s, err := e.openReady(ctx, c, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
@@ -361,7 +377,7 @@ func (e *env) runTool(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	s, err := e.open(ctx, c, slog.LevelWarn)
+	s, err := e.openReady(ctx, c, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
@@ -490,7 +506,7 @@ func (e *env) tools(ctx context.Context, args []string) error {
 	} else if len(rest) > 0 {
 		return usagef("tools takes no arguments, got %q", rest)
 	}
-	s, err := e.open(ctx, c, slog.LevelWarn)
+	s, err := e.openReady(ctx, c, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
@@ -660,7 +676,7 @@ func (e *env) stats(ctx context.Context, args []string) error {
 			return err
 		}
 	} else {
-		s, err := e.open(ctx, c, slog.LevelWarn)
+		s, err := e.openReady(ctx, c, slog.LevelWarn)
 		if err != nil {
 			return err
 		}

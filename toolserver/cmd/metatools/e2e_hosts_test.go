@@ -124,6 +124,7 @@ func TestURLUpstreamEverything(t *testing.T) {
 	endpoint := startEverythingHTTP(t)
 	cfg := writeFile(t, "metatools.yaml", fmt.Sprintf("mcpServers:\n  - name: remote\n    url: %q\n", endpoint))
 	cs := connectStdio(t, nil, "--config", cfg)
+	waitForUpstreams(t, cs)
 
 	res, out := callTool(t, cs, "search_tools", map[string]any{"query": "echo back a message", "limit": 5})
 	require.False(t, res.IsError, resultText(res))
@@ -147,6 +148,7 @@ func TestClaudeDesktopConfig(t *testing.T) {
 	data, err := json.MarshalIndent(host, "", "  ")
 	require.NoError(t, err)
 	cs := connectStdio(t, nil, "--config", writeFile(t, "claude_desktop_config.json", string(data)))
+	waitForUpstreams(t, cs)
 
 	// Both servers' tools are in the catalogue, namespaced by their keys.
 	res, out := callTool(t, cs, "search_tools", map[string]any{"query": "echo back a message", "limit": 10})

@@ -118,6 +118,7 @@ func TestServerEverythingUpstream(t *testing.T) {
 	cs := connectStdio(t, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 		progress <- req.Params
 	}}, "--config", everythingConfig(t))
+	waitForUpstreams(t, cs)
 
 	// Its tools are in the catalogue, found by search.
 	res, _ := callTool(t, cs, "search_tools", map[string]any{"query": "echo back a message", "limit": 5})

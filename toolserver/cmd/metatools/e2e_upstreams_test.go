@@ -74,6 +74,15 @@ func TestServerEverythingResourcesAndPrompts(t *testing.T) {
 		},
 	}, "--config", everythingConfig(t))
 	ctx := t.Context()
+	// serve lists the upstream's resources and prompts once it is up.
+	waitForUpstreams(t, cs)
+	poll(t, "the upstream's resources and prompts", func() bool {
+		resources, err := cs.ListResources(ctx, nil)
+		require.NoError(t, err)
+		prompts, err := cs.ListPrompts(ctx, nil)
+		require.NoError(t, err)
+		return len(resources.Resources) > 0 && len(prompts.Prompts) > 0
+	})
 
 	// Resources keep their URIs; their names take the namespace.
 	var static *mcp.Resource

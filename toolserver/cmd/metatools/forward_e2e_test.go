@@ -71,6 +71,7 @@ func connectForwarding(t *testing.T, f *forwardingClient, transport, config stri
 		t.Cleanup(func() { _ = cs.Close() })
 	}
 	require.NoError(t, cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "debug"}))
+	waitForUpstreams(t, cs)
 	return cs
 }
 
