@@ -339,6 +339,14 @@ func newSearcher(cfg config.Search) (toolindex.Searcher, error) {
 	if cfg.IndexPath != "" {
 		opts = append(opts, toolsearch.WithPath(cfg.IndexPath))
 	}
+	if cfg.Feedback {
+		opts = append(opts, toolsearch.WithFeedback(toolsearch.DefaultFeedback()))
+	}
+	if e := cfg.Embeddings; e != nil {
+		opts = append(opts, toolsearch.WithEmbedder(&toolsearch.OpenAIEmbedder{
+			BaseURL: e.URL, Model: e.Model, APIKey: e.APIKey, Dimensions: e.Dimensions,
+		}))
+	}
 	return toolsearch.New(opts...)
 }
 

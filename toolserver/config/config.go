@@ -169,6 +169,28 @@ type Search struct {
 	Limit int `yaml:"limit"`
 	// IndexPath, when set, keeps the BM25 index on disk there.
 	IndexPath string `yaml:"indexPath"`
+	// Feedback expands each query with the words of its first hits
+	// (pseudo-relevance feedback; bm25 only).
+	Feedback bool `yaml:"feedback"`
+	// Embeddings, when set, adds a semantic ranking from an embedding
+	// model to bm25's (bm25 only).
+	Embeddings *Embeddings `yaml:"embeddings"`
+}
+
+// Embeddings is an OpenAI-compatible embeddings endpoint: OpenAI's,
+// Ollama's, vLLM's.
+type Embeddings struct {
+	// URL is the API's root, up to and including its version
+	// ("http://localhost:11434/v1").
+	URL string `yaml:"url"`
+	// Model names the embedding model ("nomic-embed-text").
+	Model string `yaml:"model"`
+	// APIKey, when set, is sent as a bearer token; read it from the
+	// environment: ${OPENAI_API_KEY}.
+	APIKey string `yaml:"apiKey"`
+	// Dimensions, when positive, asks a model that can shorten its
+	// vectors for vectors of this size.
+	Dimensions int `yaml:"dimensions"`
 }
 
 // Policy says which tools may run, by patterns of tool IDs ("ns:name",
@@ -508,6 +530,25 @@ func (c *Config) problems() []Problem {
 	}
 	if c.Search.Limit < 0 || c.Search.Limit > 50 {
 		add(keyPath{"search", "limit"}, "%d must be between 0 and 50", c.Search.Limit)
+	}
+	if c.Search.Engine == "lexical" {
+		if c.Search.Feedback {
+			add(keyPath{"search", "feedback"}, "applies to the bm25 engine, not to lexical")
+		}
+		if c.Search.Embeddings != nil {
+			add(keyPath{"search", "embeddings"}, "apply to the bm25 engine, not to lexical")
+		}
+	}
+	if e := c.Search.Embeddings; e != nil {
+		if !isHTTPURL(e.URL) {
+			add(keyPath{"search", "embeddings", "url"}, "%q is not an http(s) URL, such as http://localhost:11434/v1", e.URL)
+		}
+		if strings.TrimSpace(e.Model) == "" {
+			add(keyPath{"search", "embeddings", "model"}, "names the embedding model, such as nomic-embed-text: it must not be empty")
+		}
+		if e.Dimensions < 0 {
+			add(keyPath{"search", "embeddings", "dimensions"}, "must not be negative")
+		}
 	}
 	patterns := func(at keyPath, list []string) {
 		for i, pattern := range list {
