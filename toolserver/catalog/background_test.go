@@ -178,8 +178,10 @@ func TestFailingUpstreamIsRetriedWithBackoff(t *testing.T) {
 			assert.Equal(t, catalog.Failed, cat.Upstreams()[0].State, "no attempt before the delay")
 			time.Sleep(time.Nanosecond)
 		}
-		require.NoError(t, os.WriteFile(spec, doc, 0o600))
+		// The fifth attempt fails before the document appears.
 		synctest.Wait()
+		require.Equal(t, 5, cat.Upstreams()[0].Attempts)
+		require.NoError(t, os.WriteFile(spec, doc, 0o600))
 		time.Sleep(3600 * time.Millisecond)
 		synctest.Wait()
 		u := cat.Upstreams()[0]
