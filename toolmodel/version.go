@@ -13,9 +13,11 @@ const DevelVersion = "devel"
 // package pkgPath in the running binary, as its build information records
 // it: a tag such as "v1.2.0" or a pseudo-version for a dependency, the
 // main module's version when the binary was built from it with one
-// (go install module@version, or a VCS checkout). When none is recorded
-// (a workspace or a source tree without version control), it returns
-// [DevelVersion].
+// (go install module@version, or a VCS checkout), or, for the main module
+// built from a checkout without one, the revision it was built from (its
+// first 12 characters, "+dirty" when the work tree had changes). When
+// none is recorded (go run, a test binary, a tree without version
+// control), it returns [DevelVersion].
 //
 // The module is the one whose path is the longest prefix of pkgPath, so
 // that a package keeps naming its own version when its folder becomes a
@@ -32,12 +34,12 @@ func ModuleVersion(pkgPath string) string {
 
 // moduleVersion is [ModuleVersion] on given build information.
 func moduleVersion(info *debug.BuildInfo, pkgPath string) string {
-	best, version := -1, ""
+	best, version, main := -1, "", false
 	consider := func(m *debug.Module) {
 		if m == nil || !within(pkgPath, m.Path) || len(m.Path) <= best {
 			return
 		}
-		best, version = len(m.Path), m.Version
+		best, version, main = len(m.Path), m.Version, m == &info.Main
 		if m.Replace != nil && m.Replace.Version != "" {
 			version = m.Replace.Version
 		}
@@ -47,9 +49,37 @@ func moduleVersion(info *debug.BuildInfo, pkgPath string) string {
 		consider(dep)
 	}
 	if version == "" || version == "(devel)" {
+		if main {
+			return revision(info.Settings)
+		}
 		return DevelVersion
 	}
 	return version
+}
+
+// revision returns the VCS revision of the build settings, shortened, or
+// [DevelVersion] when there is none.
+func revision(settings []debug.BuildSetting) string {
+	var rev string
+	var modified bool
+	for _, s := range settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = strings.TrimSpace(s.Value)
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return DevelVersion
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if modified {
+		rev += "+dirty"
+	}
+	return rev
 }
 
 // within reports whether pkgPath is the module path or a package under it.

@@ -39,5 +39,20 @@ func TestModuleVersion(t *testing.T) {
 	}
 	info.Main.Version = "v1.2.0"
 	assert.Equal(t, "v1.2.0", moduleVersion(info, prefix+"toolserver"), "the main module's own version")
+
+	vcs := func(revision, modified string) []debug.BuildSetting {
+		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: revision}, {Key: "vcs.modified", Value: modified}}
+	}
+	info.Main.Version = "(devel)"
+	info.Settings = vcs("0123456789abcdef0123", "false")
+	assert.Equal(t, "0123456789ab", moduleVersion(info, prefix+"toolserver"), "the revision of a main module without a version")
+	assert.Equal(t, DevelVersion, moduleVersion(info, prefix+"toolsearch"), "a revision is the main module's only")
+	info.Settings = vcs("0123456789abcdef0123", "true")
+	assert.Equal(t, "0123456789ab+dirty", moduleVersion(info, prefix+"toolserver/cmd/metatools"))
+	info.Settings = vcs("abc", "false")
+	assert.Equal(t, "abc", moduleVersion(info, prefix+"toolserver"))
+	info.Settings = vcs("0123456789abcdef0123", "false")
+	info.Main.Version = "v0.0.0-20260101000000-0123456789ab+dirty"
+	assert.Equal(t, "v0.0.0-20260101000000-0123456789ab+dirty", moduleVersion(info, prefix+"toolserver"), "a version derived from the repository")
 	assert.NotEmpty(t, ModuleVersion(prefix+"toolmodel"))
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -119,31 +118,6 @@ func TestVersion(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &v))
 	assert.Equal(t, version(), v.Version)
 	assert.NotEmpty(t, v.Go)
-}
-
-func TestVersionOf(t *testing.T) {
-	vcs := func(revision, modified string) []debug.BuildSetting {
-		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: revision}, {Key: "vcs.modified", Value: modified}}
-	}
-	tests := []struct {
-		name string
-		info *debug.BuildInfo
-		ok   bool
-		want string
-	}{
-		{"no build information", nil, false, "devel"},
-		{"go install at a version", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}, Settings: vcs("0123456789abcdef", "false")}, true, "v1.2.0"},
-		{"a version derived from the repository", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20260101000000-0123456789ab+dirty"}}, true, "v0.0.0-20260101000000-0123456789ab+dirty"},
-		{"a revision", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs("0123456789abcdef0123", "false")}, true, "0123456789ab"},
-		{"a revision with changes", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs("0123456789abcdef0123", "true")}, true, "0123456789ab+dirty"},
-		{"a short revision", &debug.BuildInfo{Settings: vcs("abc", "false")}, true, "abc"},
-		{"go run", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "devel"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, versionOf(tt.info, tt.ok))
-		})
-	}
 }
 
 // TestJSONOutputs runs every command that takes --json with it: its
