@@ -220,9 +220,12 @@ func TestServerGoneReconnects(t *testing.T) {
 		old, err := m.Session(ctx, "demo")
 		require.NoError(t, err)
 
-		// The server ends the session: once the manager has seen it go,
-		// the next call opens a new one.
-		require.NoError(t, (<-ss.sessions).Close())
+		// The server goes away: once the manager has seen it go, the
+		// next call opens a new one. The connection is dropped rather
+		// than the session closed, which would wait for the requests in
+		// flight, the client's long-lived ones included.
+		<-ss.sessions
+		require.NoError(t, (<-ss.conns).Close())
 		synctest.Wait()
 		out, err := m.Execute(ctx, mcpCall("demo", testtools.Echo, map[string]any{"again": true}))
 		require.NoError(t, err)

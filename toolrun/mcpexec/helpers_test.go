@@ -77,12 +77,29 @@ func mcpCall(server, tool string, args map[string]any) *toolrun.Call {
 type serverSessions struct {
 	srv      *mcp.Server
 	sessions chan *mcp.ServerSession
+	// conns are the server side's connections, in the order of sessions:
+	// closing one drops the connection as a crashed server would.
+	conns chan mcp.Connection
 	// fail, when it returns an error, makes a connection attempt fail.
 	fail func() error
 }
 
 func newServerSessions(srv *mcp.Server) *serverSessions {
-	return &serverSessions{srv: srv, sessions: make(chan *mcp.ServerSession, 16)}
+	return &serverSessions{srv: srv, sessions: make(chan *mcp.ServerSession, 16), conns: make(chan mcp.Connection, 16)}
+}
+
+// recordedTransport records the connection its transport makes.
+type recordedTransport struct {
+	mcp.Transport
+	conns chan<- mcp.Connection
+}
+
+func (t recordedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err == nil {
+		t.conns <- c
+	}
+	return c, err
 }
 
 func (s *serverSessions) config() mcpexec.ServerConfig {
@@ -93,7 +110,7 @@ func (s *serverSessions) config() mcpexec.ServerConfig {
 			}
 		}
 		client, server := mcp.NewInMemoryTransports()
-		ss, err := s.srv.Connect(ctx, server, nil)
+		ss, err := s.srv.Connect(ctx, recordedTransport{server, s.conns}, nil)
 		if err != nil {
 			return nil, err
 		}
