@@ -262,7 +262,7 @@ func TestSuggestions(t *testing.T) {
 		{"limits: {timout: 1s}", `limits: unknown key "timout" (did you mean "timeout"?)`},
 		{"limits: {retires: 1}", `limits: unknown key "retires" (did you mean "retries"?)`},
 		{"serch: {}", `unknown key "serch" (did you mean "search"?)`},
-		{"search: {colour: red}", `search: unknown key "colour" (known keys: engine, limit, indexPath)`},
+		{"search: {colour: red}", `search: unknown key "colour" (known keys: engine, limit, indexPath, feedback, embeddings)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.doc, func(t *testing.T) {
