@@ -94,7 +94,7 @@ type runOutput struct {
 
 type chainStepInput struct {
 	ID          string         `json:"id" jsonschema:"the tool's ID"`
-	Args        map[string]any `json:"args,omitempty" jsonschema:"the step's own arguments; a value {\"$previous\": \"/text\"} is replaced by the part of the previous step's result at that JSON pointer (\"\" for all of it)"`
+	Args        map[string]any `json:"args,omitempty" jsonschema:"the step's arguments, where {\"$previous\": POINTER} takes part of the previous result"`
 	UsePrevious bool           `json:"usePrevious,omitempty" jsonschema:"pass the previous step's result as an argument"`
 	PreviousKey string         `json:"previousKey,omitempty" jsonschema:"the argument receiving the previous result (default previous)"`
 }
