@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -156,7 +157,7 @@ func TypeScript(tools []toolmodel.Tool, opts TypeScriptOptions) (string, error) 
 		}
 	}
 
-	w := &tsWriter{names: newNameSet(), shared: map[string]string{}}
+	w := &tsWriter{names: newNameSet(), shared: map[string]string{}, bodies: map[string]string{}}
 	rootType := w.names.take(pascal(root))
 	// Name every tool's types before any definition takes a name, so that
 	// a tool's own names do not depend on the other tools' definitions.
@@ -227,6 +228,8 @@ type tsWriter struct {
 	// type name it was given, so that tools generated from one API
 	// document share its definitions.
 	shared map[string]string
+	// bodies maps the rendering of a definition to its type name.
+	bodies map[string]string
 }
 
 // renderTool writes the declarations of one tool's types to out and
@@ -237,7 +240,7 @@ func (w *tsWriter) renderTool(d *tsToolDecl, out *strings.Builder) {
 		if takesNothing(in) {
 			d.argsType = "{}"
 		} else {
-			r := w.newRenderer(in, d.prefix, d.args)
+			r := w.newRenderer(in, d.tool.InputSchema, d.prefix, d.args)
 			r.declareAll(out)
 			d.argsType, d.argsOptional = d.args, len(in.Required) == 0 && in.Ref == "" &&
 				len(in.AllOf) == 0 && len(in.AnyOf) == 0 && len(in.OneOf) == 0
@@ -246,7 +249,7 @@ func (w *tsWriter) renderTool(d *tsToolDecl, out *strings.Builder) {
 	d.resultType = "unknown"
 	if d.result != "" {
 		if outSchema, err := decodeLenient(d.tool.OutputSchema); err == nil {
-			r := w.newRenderer(outSchema, d.prefix, d.result)
+			r := w.newRenderer(outSchema, d.tool.OutputSchema, d.prefix, d.result)
 			r.declareAll(out)
 			d.resultType = d.result
 		}
@@ -335,21 +338,83 @@ func writeMethod(b *strings.Builder, indent, name string, d *tsToolDecl, opts Ty
 type tsRenderer struct {
 	w        *tsWriter
 	root     *jsonschema.Schema
+	source   any // the schema as given, to resolve pointers into unknown keywords
 	rootName string
 	prefix   string
 	steps    int
 
 	named   map[*jsonschema.Schema]string
-	queue   []*jsonschema.Schema // named schemas to declare, in order
-	current *jsonschema.Schema   // the named schema being declared
+	bases   map[*jsonschema.Schema]string // the name each target asked for
+	queue   []*jsonschema.Schema          // named schemas to declare, in order
+	current *jsonschema.Schema            // the named schema being declared
+
+	doc   any                           // source decoded as plain JSON, once needed
+	extra map[string]*jsonschema.Schema // targets inside unknown keywords, by reference
 }
 
-func (w *tsWriter) newRenderer(root *jsonschema.Schema, prefix, rootName string) *tsRenderer {
+func (w *tsWriter) newRenderer(root *jsonschema.Schema, source any, prefix, rootName string) *tsRenderer {
 	return &tsRenderer{
-		w: w, root: root, rootName: rootName, prefix: prefix, steps: maxTSSteps,
+		w: w, root: root, source: source, rootName: rootName, prefix: prefix, steps: maxTSSteps,
 		named: map[*jsonschema.Schema]string{root: rootName},
+		bases: map[*jsonschema.Schema]string{},
 		queue: []*jsonschema.Schema{root},
 	}
+}
+
+// resolve returns the target of a local reference, or nil. Besides the
+// keywords that hold schemas, it follows pointers into keywords JSON
+// Schema does not define, such as OpenAPI's "#/components/schemas/Pet"
+// in a schema cut from an API document.
+func (r *tsRenderer) resolve(ref string) *jsonschema.Schema {
+	if t := lookupRef(r.root, ref); t != nil {
+		return t
+	}
+	if t, ok := r.extra[ref]; ok {
+		return t
+	}
+	if r.extra == nil {
+		r.extra = map[string]*jsonschema.Schema{}
+	}
+	r.extra[ref] = nil
+	frag, ok := strings.CutPrefix(ref, "#/")
+	if !ok {
+		return nil
+	}
+	if r.doc == nil {
+		raw, err := toolmodel.SchemaJSON(r.source)
+		if err != nil || json.Unmarshal(raw, &r.doc) != nil {
+			return nil
+		}
+	}
+	node := r.doc
+	for seg := range strings.SplitSeq(frag, "/") {
+		if unescaped, err := url.PathUnescape(seg); err == nil {
+			seg = unescaped
+		}
+		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
+		switch x := node.(type) {
+		case map[string]any:
+			node = x[seg]
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			node = x[i]
+		default:
+			return nil
+		}
+	}
+	raw, err := json.Marshal(node)
+	if err != nil || node == nil {
+		return nil
+	}
+	t, err := decodeLenient(json.RawMessage(raw))
+	if err != nil {
+		return nil
+	}
+	r.extra[ref] = t
+	return t
 }
 
 // declareAll writes the root's declaration and those of every reference
@@ -361,8 +426,21 @@ func (r *tsRenderer) declareAll(out *strings.Builder) {
 		r.current = s
 		name := r.named[s]
 		t := r.expr(s, 0, true, "")
+		var doc strings.Builder
+		writeJSDoc(&doc, "", docText(s.Description), schemaTags(s))
 		out.WriteByte('\n')
-		writeJSDoc(out, "", docText(s.Description), schemaTags(s))
+		out.WriteString(doc.String())
+		if base, ok := r.bases[s]; ok {
+			// A definition repeated in another tool's document, whose
+			// references make it unshareable by content, is shared by
+			// its rendering.
+			key := base + "\x00" + doc.String() + t.text
+			if same, ok := r.w.bodies[key]; ok {
+				out.WriteString("type " + name + " = " + same + ";\n")
+				continue
+			}
+			r.w.bodies[key] = name
+		}
 		if t.object {
 			out.WriteString("interface " + name + " " + t.text + "\n")
 		} else {
@@ -441,7 +519,7 @@ func (r *tsRenderer) alternatives(alts []*jsonschema.Schema, depth int, bare boo
 
 // ref renders a reference: the name of its target's type, declared once.
 func (r *tsRenderer) ref(ref string, bare bool) tsExpr {
-	target := lookupRef(r.root, ref)
+	target := r.resolve(ref)
 	if target == nil {
 		return tsUnknown
 	}
@@ -482,6 +560,7 @@ func (r *tsRenderer) nameFor(ref string, target *jsonschema.Schema) string {
 	if key != "" {
 		r.w.shared[key] = name
 	}
+	r.bases[target] = base
 	r.queue = append(r.queue, target)
 	return name
 }
@@ -496,7 +575,7 @@ func (r *tsRenderer) bareReaches(s, target *jsonschema.Schema, seen map[*jsonsch
 		return true
 	}
 	seen[s] = true
-	if s.Ref != "" && r.bareReaches(lookupRef(r.root, s.Ref), target, seen) {
+	if s.Ref != "" && r.bareReaches(r.resolve(s.Ref), target, seen) {
 		return true
 	}
 	for _, list := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf} {
@@ -718,7 +797,7 @@ func (r *tsRenderer) literal(v any, depth int) tsExpr {
 // union joins alternatives: unknown absorbs the others, never drops out,
 // and repeated members appear once.
 func union(parts []tsExpr) tsExpr {
-	var texts []string
+	var kept []tsExpr
 	for _, p := range parts {
 		switch p.text {
 		case "unknown":
@@ -726,20 +805,19 @@ func union(parts []tsExpr) tsExpr {
 		case "never":
 			continue
 		}
-		t := p.wrap(precIntersection)
-		if !slices.Contains(texts, t) {
-			texts = append(texts, t)
+		if !slices.ContainsFunc(kept, func(k tsExpr) bool { return k.text == p.text }) {
+			kept = append(kept, p)
 		}
 	}
-	switch len(texts) {
+	switch len(kept) {
 	case 0:
 		return tsNever
 	case 1:
-		for _, p := range parts {
-			if p.wrap(precIntersection) == texts[0] {
-				return p
-			}
-		}
+		return kept[0]
+	}
+	texts := make([]string, len(kept))
+	for i, p := range kept {
+		texts[i] = p.text // a union inside a union needs no parentheses
 	}
 	return tsExpr{text: strings.Join(texts, " | "), prec: precUnion}
 }
@@ -907,11 +985,13 @@ func propertyName(name string) string {
 
 // quote returns s as a string literal, valid in JavaScript and TypeScript.
 func quote(s string) string {
-	raw, err := json.Marshal(s)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(s) != nil {
 		return `""`
 	}
-	return string(raw)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // isIdentifier reports whether s is an ASCII JavaScript identifier.
