@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // checkTypeScript checks that src is a well-formed TypeScript declaration
@@ -84,9 +85,10 @@ func lexTS(src string) ([]tsToken, error) {
 		case c == '"':
 			j := i + 1
 			for ; j < len(src) && src[j] != '"'; j++ {
-				if src[j] == '\\' {
+				switch src[j] {
+				case '\\':
 					j++
-				} else if src[j] == '\n' {
+				case '\n':
 					return nil, fmt.Errorf("line %d: line break in a string literal", line)
 				}
 			}
@@ -439,7 +441,7 @@ func TestCheckTypeScript(t *testing.T) {
 		"/** doc * / with stars */ type U = never;\n",
 	}
 	for _, src := range good {
-		assert.NoError(t, checkTypeScript(src), src)
+		require.NoError(t, checkTypeScript(src), src)
 	}
 	bad := map[string]string{
 		"interface A { b: string; b?: number }":                             "declared twice",

@@ -253,8 +253,7 @@ func TestTypeScriptErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tooldocs.TypeScript(tt.tools, tt.opts)
-			require.Error(t, err)
-			assert.ErrorIs(t, err, errors.ErrInvalidArgument)
+			require.ErrorIs(t, err, errors.ErrInvalidArgument)
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
