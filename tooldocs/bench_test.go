@@ -130,3 +130,59 @@ func BenchmarkEstimateTokens(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTypeScript renders the declarations of the 527 livemcp tools,
+// and of one of them, and reports what the declarations cost against the
+// JSON the model would otherwise read: per tool, the bytes and estimated
+// tokens of the declarations (ts-*), of the tools' schemas as compact JSON
+// (schema-*), and of the tools as an MCP tools/list shows them: name,
+// description and schemas (mcp-*).
+func BenchmarkTypeScript(b *testing.B) {
+	tools := loadLiveMCP(b)
+	var schemaBytes, schemaTokens, mcpBytes, mcpTokens int
+	for i := range tools {
+		t := &tools[i]
+		for _, s := range []any{t.InputSchema, t.OutputSchema} {
+			if s == nil {
+				continue
+			}
+			raw, err := toolmodel.SchemaJSON(s)
+			require.NoError(b, err)
+			schemaBytes += len(raw)
+			schemaTokens += tooldocs.EstimateTokens(string(raw))
+		}
+		raw, err := json.Marshal(t.MCP())
+		require.NoError(b, err)
+		mcpBytes += len(raw)
+		mcpTokens += tooldocs.EstimateTokens(string(raw))
+	}
+	for _, bc := range []struct {
+		name  string
+		tools []toolmodel.Tool
+		opts  tooldocs.TypeScriptOptions
+	}{
+		{"tools=527", tools, tooldocs.TypeScriptOptions{}},
+		{"tools=527/brief", tools, tooldocs.TypeScriptOptions{Brief: true}},
+		{"tools=1", tools[1:2], tooldocs.TypeScriptOptions{}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			out, err := tooldocs.TypeScript(bc.tools, bc.opts)
+			require.NoError(b, err)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tooldocs.TypeScript(bc.tools, bc.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if len(bc.tools) == len(tools) {
+				n := float64(len(tools))
+				b.ReportMetric(float64(len(out))/n, "ts-bytes/tool")
+				b.ReportMetric(float64(tooldocs.EstimateTokens(out))/n, "ts-tokens/tool")
+				b.ReportMetric(float64(schemaBytes)/n, "schema-bytes/tool")
+				b.ReportMetric(float64(schemaTokens)/n, "schema-tokens/tool")
+				b.ReportMetric(float64(mcpBytes)/n, "mcp-bytes/tool")
+				b.ReportMetric(float64(mcpTokens)/n, "mcp-tokens/tool")
+			}
+		})
+	}
+}

@@ -38,6 +38,21 @@
 // engine) should depend on the [Describer] interface, which a Store
 // implements.
 //
+// # TypeScript declarations
+//
+// For code mode, where a model writes a program that calls tools as
+// `await tools.<namespace>.<name>(args)`, [TypeScript] renders declarations
+// of a set of tools from their JSON Schemas: a root interface with one
+// object per namespace and one method per tool, argument and result
+// interfaces, JSDoc from descriptions and constraints, enums as literal
+// unions, and named (possibly recursive) types for $ref targets.
+// [Store.TypeScript] does the same for tools the Store documents, by ID,
+// so that a describe_tool can return one tool's declaration; it is the
+// [Declarer] interface, which a consumer holding a Describer discovers
+// with a type assertion. Declarations are not a [DetailLevel]: levels
+// nest, each containing the previous one, while a declaration is another
+// rendering of the schema level.
+//
 // # How to plug in your own
 //
 // Two small interfaces are extension points:

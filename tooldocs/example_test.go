@@ -233,3 +233,77 @@ func ExampleIndexResolver() {
 	// Output:
 	// oslo Oslo
 }
+
+// Render TypeScript declarations of tools, for a model that writes a
+// program calling them (code mode).
+func ExampleTypeScript() {
+	tool, err := toolmodel.DecodeTool([]byte(weatherTool))
+	if err != nil {
+		panic(err)
+	}
+	decls, err := tooldocs.TypeScript([]toolmodel.Tool{tool}, tooldocs.TypeScriptOptions{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(decls)
+	// Output:
+	// /** The tools a program calls, as `await tools.<namespace>.<name>(args)`. */
+	// interface Tools {
+	//   weather: {
+	//     /** Get the forecast for a city. Data is refreshed every hour. */
+	//     forecast(args: WeatherForecastArgs): Promise<unknown>;
+	//   };
+	// }
+	// declare const tools: Tools;
+	//
+	// interface WeatherForecastArgs {
+	//   /** City name. */
+	//   city: string;
+	//   /**
+	//    * @default 3
+	//    * @integer
+	//    */
+	//   days?: number;
+	//   units?: "metric" | "imperial";
+	// }
+}
+
+// A server's describe_tool returns one tool's declaration: a Store (or any
+// Describer that is also a Declarer) renders the tools it documents by ID.
+func ExampleStore_TypeScript() {
+	ctx := context.Background()
+	tool, err := toolmodel.DecodeTool([]byte(`{"namespace":"12306-mcp","name":"get-current-date",
+		"description":"Get the current date in Shanghai, as yyyy-MM-dd.",
+		"inputSchema":{"type":"object","properties":{},"additionalProperties":false},
+		"outputSchema":{"type":"object","properties":{"date":{"type":"string","format":"date"}},"required":["date"]}}`))
+	if err != nil {
+		panic(err)
+	}
+	store := tooldocs.NewStore()
+	if err := store.Register(ctx, tooldocs.Entry{Tool: &tool}); err != nil {
+		panic(err)
+	}
+
+	var describer tooldocs.Describer = store
+	if declarer, ok := describer.(tooldocs.Declarer); ok {
+		decls, err := declarer.TypeScript(ctx, []string{"12306-mcp:get-current-date"}, tooldocs.TypeScriptOptions{})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Print(decls)
+	}
+	// Output:
+	// /** The tools a program calls, as `await tools.<namespace>.<name>(args)`. */
+	// interface Tools {
+	//   "12306-mcp": {
+	//     /** Get the current date in Shanghai, as yyyy-MM-dd. */
+	//     "get-current-date"(args?: {}): Promise<_12306McpGetCurrentDateResult>;
+	//   };
+	// }
+	// declare const tools: Tools;
+	//
+	// interface _12306McpGetCurrentDateResult {
+	//   /** @format date */
+	//   date: string;
+	// }
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/tooldocs"
+	"github.com/metatools-go/metatools/toolmodel"
 )
 
 // FuzzParseDetailLevel parses arbitrary text: it never panics, accepts
@@ -159,6 +160,34 @@ func FuzzEstimateTokens(f *testing.F) {
 		}
 		if strings.Trim(s, " ") != "" && n == 0 {
 			t.Fatalf("EstimateTokens(%q) = 0", s)
+		}
+	})
+}
+
+// FuzzTypeScript renders declarations of a tool whose input and output
+// schemas are arbitrary bytes: it never fails or panics on a schema, always
+// declares the tool's method, and its output is well-formed TypeScript.
+func FuzzTypeScript(f *testing.F) {
+	for _, s := range schemaSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"$defs":{"a":{"anyOf":[{"$ref":"#/$defs/b"}]},"b":{"allOf":[{"$ref":"#/$defs/a"}]}},"properties":{"x":{"$ref":"#/$defs/a"}}}`))
+	f.Add([]byte(`{"properties":{"*/":{"description":"*/ end","enum":["*/",{"*/":1}],"pattern":"*/"}},"x-ext":{"s":{"type":"string"}},"required":["r"]}`))
+	f.Add([]byte(`{"prefixItems":[{"type":"string"}],"items":[{"type":"number"}],"minItems":-1,"exclusiveMinimum":true,"required":true}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tool := toolmodel.Tool{Namespace: "ns"}
+		tool.Name = "t"
+		tool.InputSchema = json.RawMessage(data)
+		tool.OutputSchema = json.RawMessage(data)
+		out, err := tooldocs.TypeScript([]toolmodel.Tool{tool}, tooldocs.TypeScriptOptions{})
+		if err != nil {
+			t.Fatalf("TypeScript(%s): %v", data, err)
+		}
+		if !strings.Contains(out, "\n    t(args") {
+			t.Fatalf("TypeScript(%s) does not declare the tool:\n%s", data, out)
+		}
+		if err := checkTypeScript(out); err != nil {
+			t.Fatalf("TypeScript(%s) is not well-formed: %v\n%s", data, err, out)
 		}
 	})
 }

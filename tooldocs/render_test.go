@@ -13,7 +13,7 @@ import (
 	"github.com/metatools-go/metatools/tooldocs"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata (Markdown and TypeScript)")
 
 // TestMarkdownGolden renders every sample tool at every level and compares
 // the result with testdata/golden/<id>.<level>.md. Run with -update to

@@ -179,13 +179,18 @@ func (d *deriver) chain(s *jsonschema.Schema) []*jsonschema.Schema {
 }
 
 // lookup returns the schema a local reference points to, or nil.
-func (d *deriver) lookup(ref string) *jsonschema.Schema {
+func (d *deriver) lookup(ref string) *jsonschema.Schema { return lookupRef(d.root, ref) }
+
+// lookupRef returns the schema a local reference ("#", "#/$defs/x", or
+// any JSON Pointer into the document) points to within root, or nil for a
+// reference it cannot follow (external, or to a named anchor).
+func lookupRef(root *jsonschema.Schema, ref string) *jsonschema.Schema {
 	frag, ok := strings.CutPrefix(ref, "#")
 	if !ok {
 		return nil
 	}
 	if frag == "" {
-		return d.root
+		return root
 	}
 	if frag[0] != '/' {
 		return nil // a named anchor
@@ -197,7 +202,7 @@ func (d *deriver) lookup(ref string) *jsonschema.Schema {
 		}
 		segs[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
 	}
-	return walkPointer(d.root, segs)
+	return walkPointer(root, segs)
 }
 
 // walkPointer follows JSON Pointer segments through the schema keywords
