@@ -49,6 +49,9 @@ func ablationConfigs() []struct {
 			c.lengthNorm = map[string]float64{descriptionField: b, paramNamesField: b, paramDescriptionField: b}
 		}
 	}
+	bs := func(m map[string]float64) Option {
+		return func(c *config) { c.lengthNorm = m }
+	}
 	return []struct {
 		name string
 		opts []Option
@@ -70,6 +73,24 @@ func ablationConfigs() []struct {
 		{name: "feedback-5-docs", opts: []Option{WithFeedback(Feedback{Docs: 5, Terms: 10, QueryWeight: 0.7})}},
 		{name: "feedback-20-terms-0.5", opts: []Option{WithFeedback(Feedback{Docs: 3, Terms: 20, QueryWeight: 0.5})}},
 		{name: "feedback-query-0.9", opts: []Option{WithFeedback(Feedback{Docs: 3, Terms: 10, QueryWeight: 0.9})}},
+		{name: "no-agent-nouns", opts: []Option{func(c *config) { c.query.agentScale = 0 }}},
+		{name: "agent-nouns-1", opts: []Option{func(c *config) { c.query.agentScale = 1 }}},
+		{name: "no-name-pairs", opts: []Option{func(c *config) { c.query.pairWeight = 0 }}},
+		{name: "name-pairs-1", opts: []Option{func(c *config) { c.query.pairWeight = 1 }}},
+		{name: "name-pairs-adjacent", opts: []Option{func(c *config) { c.query.pairWindow = 1 }}},
+		{name: "neither", opts: []Option{func(c *config) { c.query.agentScale, c.query.pairWeight = 0, 0 }}},
+		{name: "synonyms-0.5", opts: []Option{func(c *config) { c.query.synonymScale = 0.5 }}},
+		{name: "synonyms-1", opts: []Option{func(c *config) { c.query.synonymScale = 1 }}},
+		{name: "synonyms-0.5-short-fields", opts: []Option{func(c *config) { c.query.synonymScale, c.query.synonymsShortFields = 0.5, true }}},
+		{name: "query-tf-k3", opts: []Option{func(c *config) { c.query.qtfK = 3 }}},
+		{name: "k1=0.9", opts: []Option{func(c *config) { c.k1 = 0.9 }}},
+		{name: "k1=1.5", opts: []Option{func(c *config) { c.k1 = 1.5 }}},
+		{name: "short-fields-b=0.3", opts: []Option{bs(map[string]float64{nameField: 0.3, titleField: 0.3, namespaceField: 0.3, tagsField: 0.3})}},
+		{name: "description-b=0.5", opts: []Option{bs(map[string]float64{descriptionField: 0.5})}},
+		{name: "description-b=0.9", opts: []Option{bs(map[string]float64{descriptionField: 0.9})}},
+		{name: "name=3", opts: []Option{withWeights(func(w *Weights) { w.Name = 3 })}},
+		{name: "name=7", opts: []Option{withWeights(func(w *Weights) { w.Name = 7 })}},
+		{name: "description=1.5", opts: []Option{withWeights(func(w *Weights) { w.Description = 1.5 })}},
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 const (
 	identifierTokenizerName = "metatools_identifier"
 	textAnalyzerName        = "metatools_tool_text"
+	pairAnalyzerName        = "metatools_word_pairs"
 	extraStopMapName        = "metatools_extra_stop_words"
 	extraStopFilterName     = "metatools_extra_stop"
 )

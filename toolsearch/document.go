@@ -23,6 +23,7 @@ const (
 	descriptionField      = "description"
 	paramNamesField       = "param_names"
 	paramDescriptionField = "param_descriptions"
+	namePairsField        = "name_pairs"
 	namespaceKeyField     = "namespace_key"
 	nameKeyField          = "name_key"
 	hashField             = "content_hash"
@@ -44,7 +45,10 @@ type document struct {
 	description      string
 	paramNames       string
 	paramDescription string
-	hash             string
+	// namePairs holds the pairs of words of the name (see pairKey),
+	// which the Searcher fills in, as it needs the analyzer.
+	namePairs string
+	hash      string
 }
 
 // newDocument extracts the searched text of a tool. Parameters are read
@@ -155,6 +159,7 @@ func (d *document) fields() map[string]any {
 		descriptionField:      d.description,
 		paramNamesField:       d.paramNames,
 		paramDescriptionField: d.paramDescription,
+		namePairsField:        d.namePairs,
 		namespaceKeyField:     d.namespace,
 		nameKeyField:          strings.ToLower(d.name),
 		hashField:             d.hash,

@@ -61,6 +61,7 @@ func TestDocumentFields(t *testing.T) {
 		nameField: "create_issue", namespaceField: "github", titleField: "Create issue\nNew issue",
 		tagsField: "issues write", descriptionField: "Open a ticket.", paramNamesField: "",
 		paramDescriptionField: "", namespaceKeyField: "github", nameKeyField: "create_issue", hashField: d.hash,
+		namePairsField: "", // the Searcher fills it in (see TestNamePairs)
 	}, d.fields())
 
 	same := tool.Clone()

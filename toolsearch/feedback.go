@@ -77,10 +77,25 @@ func (t *feedbackTexts) get(id string) *document {
 	return t.docs[id]
 }
 
+// altTerm is a word whose occurrences count as those of a query term,
+// scaled, in every searched field or, with shortFields, in those
+// isShortField names.
+type altTerm struct {
+	term        string
+	scale       float64
+	shortFields bool
+}
+
 // weightedTerm is a term of an expanded query and its weight.
 type weightedTerm struct {
 	term   string
 	weight float64
+	// alts are synonyms of term: their occurrences count as term's,
+	// scaled by the Searcher's synonymScale.
+	alts []altTerm
+	// pair says that term is a pair of words (pairKey), searched in the
+	// name-pairs field only.
+	pair bool
 }
 
 // expand returns the query of terms expanded with the words of its first

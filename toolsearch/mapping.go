@@ -2,7 +2,9 @@ package toolsearch
 
 import (
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
 	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
 )
@@ -11,7 +13,7 @@ import (
 // chain and the document fields. An on-disk index records it; one written
 // with another format is rebuilt rather than searched with the wrong
 // analysis. Change it whenever any of those change.
-const formatVersion = "toolsearch/2"
+const formatVersion = "toolsearch/3"
 
 // indexFormat is the format an index of configuration c records: the
 // analysis chain depends on whether words are stemmed.
@@ -45,6 +47,9 @@ func newMapping(stem bool) (*mapping.IndexMappingImpl, error) {
 	if err := m.AddCustomAnalyzer(textAnalyzerName, textAnalyzerConfig(stem)); err != nil {
 		return nil, err
 	}
+	if err := m.AddCustomAnalyzer(pairAnalyzerName, map[string]any{"type": custom.Name, "tokenizer": whitespace.Name}); err != nil {
+		return nil, err
+	}
 	m.DefaultAnalyzer = textAnalyzerName
 	m.StoreDynamic = false
 	m.IndexDynamic = false
@@ -60,6 +65,14 @@ func newMapping(stem bool) (*mapping.IndexMappingImpl, error) {
 		fm.DocValues = false
 		doc.AddFieldMappingsAt(field, fm)
 	}
+
+	pairs := bleve.NewTextFieldMapping()
+	pairs.Analyzer = pairAnalyzerName
+	pairs.Store = false
+	pairs.IncludeTermVectors = false
+	pairs.IncludeInAll = false
+	pairs.DocValues = false
+	doc.AddFieldMappingsAt(namePairsField, pairs)
 
 	ns := bleve.NewKeywordFieldMapping()
 	ns.Store = false

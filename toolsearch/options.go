@@ -109,6 +109,8 @@ type config struct {
 	embedder Embedder
 	// feedback expands queries with the words of their first hits.
 	feedback Feedback
+	// query says how a query's words become weighted terms.
+	query queryConfig
 }
 
 // coverageMode says how a tool's score is scaled by how much of the query
@@ -131,7 +133,10 @@ const (
 const defaultB = 0.75
 
 func defaultConfig() config {
-	return config{weights: DefaultWeights(), coverage: coverageNone, k1: 1.2, fusionWeight: 1, stem: true}
+	return config{
+		weights: DefaultWeights(), coverage: coverageNone, k1: 1.2, fusionWeight: 1, stem: true,
+		query: queryConfig{agentScale: 0.5, pairWeight: 0.5},
+	}
 }
 
 // fields returns the fields to search with their weights and b.

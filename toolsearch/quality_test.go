@@ -22,9 +22,11 @@ import (
 // BM25 scoring this package had before BM25F (nDCG@10 0.690 on
 // mcp-reference, 0.545 on MetaTool). On the variant of mcp-reference with
 // 32 extra parameters the default configuration falls short of the
-// lexical searcher (0.493 against 0.501, less than one query of 47), and
+// lexical searcher (0.498 against 0.501, less than one query of 47), and
 // so does the fused one ([WithFusion], 0.496): that variant is held to
-// its floor only.
+// its floor only. The floors of the other variants sit at or above the
+// figures of the scoring before agent nouns and name pairs (0.574, 0.493,
+// 0.506 and 0.476 on mcp-reference +8 and +32 and MetaTool +8 and +32).
 func TestRetrievalQuality(t *testing.T) {
 	tests := []struct {
 		dataset          string
@@ -35,11 +37,11 @@ func TestRetrievalQuality(t *testing.T) {
 		wantTools, wantQ int
 	}{
 		{dataset: "mcp-reference", minRecall5: 0.74, minNDCG10: 0.70, wantTools: 45, wantQ: 47},
-		{dataset: "mcp-reference", extra: 8, minNDCG10: 0.57, wantTools: 45, wantQ: 47},
-		{dataset: "mcp-reference", extra: 32, minNDCG10: 0.49, lexicalAhead: true, wantTools: 45, wantQ: 47},
-		{dataset: "metatool", minNDCG10: 0.56, wantTools: 199, wantQ: 2000},
-		{dataset: "metatool", extra: 8, minNDCG10: 0.50, wantTools: 199, wantQ: 2000},
-		{dataset: "metatool", extra: 32, minNDCG10: 0.47, wantTools: 199, wantQ: 2000},
+		{dataset: "mcp-reference", extra: 8, minNDCG10: 0.58, wantTools: 45, wantQ: 47},
+		{dataset: "mcp-reference", extra: 32, minNDCG10: 0.497, lexicalAhead: true, wantTools: 45, wantQ: 47},
+		{dataset: "metatool", minNDCG10: 0.564, wantTools: 199, wantQ: 2000},
+		{dataset: "metatool", extra: 8, minNDCG10: 0.51, wantTools: 199, wantQ: 2000},
+		{dataset: "metatool", extra: 32, minNDCG10: 0.477, wantTools: 199, wantQ: 2000},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/extra=%d", tt.dataset, tt.extra), func(t *testing.T) {

@@ -94,10 +94,7 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	}
 	hits := []toolindex.Hit{}
 	if len(terms) > 0 {
-		query := make([]weightedTerm, len(terms))
-		for i, term := range terms {
-			query[i] = weightedTerm{term: term, weight: 1}
-		}
+		query := s.weightedQuery(text, terms)
 		if hits, err = s.rank(ctx, r, query, q.Namespace, depth); err != nil {
 			return nil, searchError(ctx, op, err)
 		}
@@ -213,17 +210,39 @@ type postingList struct {
 // term order; the caller closes the lists, even on error.
 func (s *Searcher) open(ctx context.Context, r index.IndexReader, terms []weightedTerm) (lists []postingList, err error) {
 	stats := s.lengths.current()
+	add := func(i int, term string, f weightedField, avg, scale float64) error {
+		tfr, err := r.TermFieldReader(ctx, []byte(term), f.name, true, true, false)
+		if err != nil {
+			return err
+		}
+		if tfr.Count() == 0 {
+			return tfr.Close()
+		}
+		norm := newFieldNorm(f, avg)
+		norm.weight *= scale
+		lists = append(lists, postingList{tfr: tfr, term: i, norm: norm})
+		return nil
+	}
 	for i, term := range terms {
-		for _, f := range s.fields {
-			tfr, err := r.TermFieldReader(ctx, []byte(term.term), f.name, true, true, false)
-			if err != nil {
+		if term.pair {
+			if err := add(i, term.term, weightedField{name: namePairsField, weight: 1}, 1, 1); err != nil {
 				return lists, err
 			}
-			if tfr.Count() == 0 {
-				_ = tfr.Close()
-				continue
+			continue
+		}
+		for _, f := range s.fields {
+			avg := stats.average(textFieldIndex(f.name))
+			if err := add(i, term.term, f, avg, 1); err != nil {
+				return lists, err
 			}
-			lists = append(lists, postingList{tfr: tfr, term: i, norm: newFieldNorm(f, stats.average(textFieldIndex(f.name)))})
+			for _, alt := range term.alts {
+				if alt.shortFields && !isShortField(f.name) {
+					continue
+				}
+				if err := add(i, alt.term, f, avg, alt.scale); err != nil {
+					return lists, err
+				}
+			}
 		}
 	}
 	return lists, nil

@@ -36,7 +36,10 @@ var ErrClosed = errors.New("toolsearch: searcher is closed")
 // and multiplied by the field's weight ([Weights]), and the sum over the
 // fields is saturated once, so that a word adds at most a bounded amount
 // however often a long description or parameter list repeats it. The
-// tool's score is the sum over the query words. Hits come best first,
+// tool's score is the sum over the query words. A word's agent noun
+// ("finder" for "find") counts as half an occurrence of it, and each pair
+// of query words that the tool's name holds both of adds half a word's
+// score. Hits come best first,
 // ties in ID order.
 //
 // Incremental updates: Upsert and Remove apply one bleve batch each. A
@@ -86,6 +89,10 @@ type Searcher struct {
 	// fusionWeight is the weight of the BM25F ranking in the fusion,
 	// the lexical one's being 1.
 	fusionWeight float64
+	// query says how a query's words become weighted terms.
+	query queryConfig
+	// synonyms holds the synonyms of query words, nil without them.
+	synonyms synonymIndex
 
 	// mu guards closed: every operation holds it for reading, Close for
 	// writing, so that Close waits for the operations under way.
@@ -134,7 +141,7 @@ func New(opts ...Option) (*Searcher, error) {
 	if err != nil {
 		return nil, errors.Opf(op, errors.Internal, "index mapping: %w", err)
 	}
-	s := &Searcher{fields: c.fields(), coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, lengths: newLengthBook()}
+	s := &Searcher{fields: c.fields(), coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, query: c.query, lengths: newLengthBook()}
 	if c.fusion {
 		s.lexical = toolindex.NewLexicalSearcher()
 	}
@@ -162,6 +169,9 @@ func New(opts ...Option) (*Searcher, error) {
 		_ = s.idx.Close()
 		return nil, errors.Opf(op, errors.Internal, "analyzer %q is not defined", textAnalyzerName)
 	}
+	if c.query.synonymScale > 0 {
+		s.synonyms = newSynonymIndex(s.analyzer)
+	}
 	return s, nil
 }
 
@@ -180,6 +190,7 @@ func (s *Searcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
 			return errors.Opf(op, errors.InvalidArgument, "tools[%d] has no name", i)
 		}
 		d := newDocument(&tools[i])
+		d.namePairs = s.namePairs(d.name)
 		if j, dup := seen[d.id]; dup {
 			docs[j] = d
 			continue

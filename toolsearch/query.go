@@ -1,0 +1,207 @@
+package toolsearch
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+)
+
+// queryConfig says how the words of a query become the weighted terms
+// it is ranked with.
+type queryConfig struct {
+	// agentScale is what an occurrence of the agent noun of a query
+	// word ("finder" for "find", "writer" for "write") counts, against
+	// 1 for the word itself; 0 leaves agent nouns out.
+	agentScale float64
+	// pairWeight is the weight of a pair of query words that a tool's
+	// name holds both of, against 1 for a word; 0 leaves pairs out.
+	pairWeight float64
+	// pairWindow is how many words apart (stop words not counted) two
+	// query words may be to form a pair; 0 means any distance.
+	pairWindow int
+	// synonymScale is what an occurrence of a synonym of a query word
+	// (synonymGroups) counts; 0 leaves synonyms out. With
+	// synonymsShortFields, synonyms are sought in the name, namespace,
+	// tags and title only.
+	synonymScale        float64
+	synonymsShortFields bool
+	// qtfK saturates the weight of a word repeated in a query, as
+	// (qtfK + 1) × count / (qtfK + count); 0 counts it once.
+	qtfK float64
+}
+
+// synonymGroups are groups of verbs that API and tool descriptions use
+// interchangeably for the same kind of operation: the create, read,
+// update, delete, list and search operations every catalogue of tools
+// has, named as HTTP APIs, SQL and MCP servers commonly name them. They
+// are generic on purpose: words of a domain (issue, ticket, repository)
+// are left out, since whether they mean the same depends on the
+// catalogue.
+var synonymGroups = [][]string{
+	{"get", "fetch", "retrieve", "read"},
+	{"create", "add", "new", "make"},
+	{"delete", "remove"},
+	{"update", "edit", "modify", "change"},
+	{"list", "enumerate"},
+	{"search", "find", "query", "lookup"},
+}
+
+// synonymIndex maps each analysed word of synonymGroups to the other
+// analysed words of its group.
+type synonymIndex map[string][]string
+
+// newSynonymIndex analyses the words of synonymGroups with a and returns
+// the synonyms of each.
+func newSynonymIndex(a analysis.Analyzer) synonymIndex {
+	idx := synonymIndex{}
+	for _, group := range synonymGroups {
+		var terms []string
+		for _, w := range group {
+			for _, tok := range a.Analyze([]byte(w)) {
+				if t := string(tok.Term); t != "" && !slices.Contains(terms, t) {
+					terms = append(terms, t)
+				}
+			}
+		}
+		for _, t := range terms {
+			for _, u := range terms {
+				if u != t && !slices.Contains(idx[t], u) {
+					idx[t] = append(idx[t], u)
+				}
+			}
+		}
+	}
+	return idx
+}
+
+// isShortField reports whether field is one of the short fields that
+// name a tool rather than document it.
+func isShortField(field string) bool {
+	switch field {
+	case nameField, namespaceField, tagsField, titleField:
+		return true
+	}
+	return false
+}
+
+// agentNoun returns the agent noun of a stemmed verb the way English
+// forms it, "find" → "finder", "write" → "writer", or "" for a word too
+// short to be a verb. Tools are often named by what they are ("Finder",
+// "PDFReader", "ImageConverter") and asked for by what they do ("find",
+// "read", "convert"); the stemmer conflates the two forms of long words
+// ("converter" and "convert" share the stem "convert") but not of short
+// ones. A word that is no verb yields a form no tool holds, which costs
+// one dictionary lookup per field.
+func agentNoun(term string) string {
+	if len(term) < 3 || strings.HasSuffix(term, "er") {
+		return ""
+	}
+	if strings.HasSuffix(term, "e") {
+		return term + "r"
+	}
+	return term + "er"
+}
+
+// pairKey is the indexed form of two words of a tool's name: the two in
+// alphabetical order, so that "create issue" and "issue create" are the
+// same pair, joined by "_", which the analyzer never leaves in a word.
+func pairKey(a, b string) string {
+	if b < a {
+		a, b = b, a
+	}
+	return a + "_" + b
+}
+
+// tokenGroups returns the terms of tokens grouped by position, in order
+// of position; a split identifier puts the whole and its first part at
+// the same position.
+func tokenGroups(tokens analysis.TokenStream) [][]string {
+	var groups [][]string
+	last := 0
+	for _, tok := range tokens {
+		if len(tok.Term) == 0 {
+			continue
+		}
+		if len(groups) == 0 || tok.Position != last {
+			groups = append(groups, nil)
+			last = tok.Position
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], string(tok.Term))
+	}
+	return groups
+}
+
+// pairs returns the distinct pairs (pairKey) of different terms at most
+// window groups apart in groups, in order of first occurrence, at most
+// limit of them; window < 1 means any distance.
+func pairs(groups [][]string, window, limit int) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range groups {
+		for j := i + 1; j < len(groups) && (window < 1 || j-i <= window); j++ {
+			for _, a := range groups[i] {
+				for _, b := range groups[j] {
+					if a == b {
+						continue
+					}
+					if k := pairKey(a, b); !seen[k] {
+						if len(out) == limit {
+							return out
+						}
+						seen[k] = true
+						out = append(out, k)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// maxNamePairs bounds the pairs indexed for one name, whose number grows
+// with the square of the name's length.
+const maxNamePairs = 256
+
+// namePairs returns the text of the name-pairs field of a tool: every
+// pair of different words of its name, analysed as the name is.
+func (s *Searcher) namePairs(name string) string {
+	return strings.Join(pairs(tokenGroups(s.analyzer.Analyze([]byte(name))), 0, maxNamePairs), " ")
+}
+
+// weightedQuery returns the weighted terms to rank text with, given its distinct
+// terms (as queryTerms returns them): each term with its synonyms and its
+// agent noun as alternatives, then the pairs of its words near each other
+// (searched in the names' pairs only), at most maxQueryTerms in all.
+func (s *Searcher) weightedQuery(text string, terms []string) []weightedTerm {
+	c := s.query
+	q := make([]weightedTerm, 0, len(terms))
+	var counts map[string]int
+	if c.qtfK > 0 {
+		counts = map[string]int{}
+		for _, tok := range s.analyzer.Analyze([]byte(text)) {
+			counts[string(tok.Term)]++
+		}
+	}
+	for _, term := range terms {
+		wt := weightedTerm{term: term, weight: 1}
+		if n := float64(counts[term]); n > 1 {
+			wt.weight = (c.qtfK + 1) * n / (c.qtfK + n)
+		}
+		for _, alt := range s.synonyms[term] {
+			if !slices.Contains(terms, alt) {
+				wt.alts = append(wt.alts, altTerm{term: alt, scale: c.synonymScale, shortFields: c.synonymsShortFields})
+			}
+		}
+		if agent := agentNoun(term); c.agentScale > 0 && agent != "" && !slices.Contains(terms, agent) {
+			wt.alts = append(wt.alts, altTerm{term: agent, scale: c.agentScale})
+		}
+		q = append(q, wt)
+	}
+	if c.pairWeight > 0 && len(terms) > 1 && len(q) < maxQueryTerms {
+		for _, k := range pairs(tokenGroups(s.analyzer.Analyze([]byte(text))), c.pairWindow, maxQueryTerms-len(q)) {
+			q = append(q, weightedTerm{term: k, weight: c.pairWeight, pair: true})
+		}
+	}
+	return q
+}

@@ -1,0 +1,86 @@
+package toolsearch
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+func TestAgentNoun(t *testing.T) {
+	for term, want := range map[string]string{
+		"find":  "finder",
+		"write": "writer",
+		"read":  "reader",
+		"go":    "", // too short to be a verb
+		"user":  "", // already an agent noun
+	} {
+		assert.Equal(t, want, agentNoun(term), term)
+	}
+}
+
+func TestNamePairs(t *testing.T) {
+	s := newTestSearcher(t)
+	tests := []struct {
+		name string
+		want string
+	}{
+		{name: "create_issue", want: "creat_issu"},
+		{name: "issue-create", want: "creat_issu"},
+		{name: "fetch", want: ""},
+		// A split identifier is kept whole too, at the position of its
+		// first part.
+		{name: "listDirectoryWithSizes", want: "directori_listdirectorywiths directori_list listdirectorywiths_size list_size directori_size"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, s.namePairs(tt.name), tt.name)
+	}
+}
+
+// TestQueryPairsAndAgentNouns checks the scores of the terms a query
+// gains against the BM25F formula: a pair of query words that a name
+// holds both of adds pairWeight × its idf (the pair field is neither
+// weighted nor length-normalised, and a pair occurs once), and an agent
+// noun counts as an occurrence of its verb, scaled by agentScale.
+func TestQueryPairsAndAgentNouns(t *testing.T) {
+	const k1, b = 1.2, 0.75
+	c := defaultConfig().query
+	require.Positive(t, c.pairWeight)
+	require.Positive(t, c.agentScale)
+	s := newTestSearcher(t, WithWeights(Weights{Name: 1}))
+	ctx := context.Background()
+	require.NoError(t, s.Upsert(ctx, []toolmodel.Tool{
+		tool("", "create_issue", "x"),
+		tool("", "create_label", "x"),
+		tool("", "close_issue", "x"),
+		tool("", "file_finder", "x"),
+	}))
+	scores := func(q string) map[string]float64 {
+		hits, err := s.Search(ctx, toolindex.SearchQuery{Text: q, Limit: 10})
+		require.NoError(t, err)
+		out := map[string]float64{}
+		for _, h := range hits {
+			out[h.ID] = h.Score
+		}
+		return out
+	}
+	name := func(count, scale float64) fieldFreq {
+		return fieldFreq{weight: scale, b: b, count: count, length: 2, avg: 2} // every name has two words
+	}
+
+	got := scores("issue create")
+	word := bm25F(idfOf(4, 2), k1, name(1, 1))
+	pair := c.pairWeight * bm25F(idfOf(4, 1), k1, fieldFreq{weight: 1, b: 0, count: 1, length: 1, avg: 1})
+	assert.InDelta(t, 2*word+pair, got["create_issue"], 1e-9)
+	assert.InDelta(t, word, got["create_label"], 1e-9)
+	assert.InDelta(t, word, got["close_issue"], 1e-9)
+
+	got = scores("find a file")
+	assert.InDelta(t,
+		bm25F(idfOf(4, 1), k1, name(1, 1))+bm25F(idfOf(4, 1), k1, name(1, c.agentScale)),
+		got["file_finder"], 1e-9, "file, and finder for find; the pair (file, finder) is not the query's (file, find)")
+}
