@@ -157,7 +157,7 @@ func FuzzStderrTail(f *testing.F) {
 		want := referenceLines(data)
 		require.Len(t, got, len(want), "however the stream is cut into writes, it gives the same lines")
 		for i := range want {
-			require.Equal(t, want[i], got[i])
+			require.Equal(t, string(want[i]), string(got[i]), "line %d", i)
 		}
 		kept := tail.Lines(stderrTailLines)
 		assert.Equal(t, append([]string{}, referenceTail(want)...), append([]string{}, kept...))
