@@ -238,13 +238,13 @@ func (x *Executor) Execute(ctx context.Context, p ExecuteParams) (*Result, error
 	logs, trace, logBytes, breach := e.snapshot()
 	res.Logs, res.Trace, res.Duration = logs, trace, time.Since(begin)
 	if err := x.classify(ctx, runCtx, out.err, breach); err != nil {
-		return res, errors.WithOp("toolcode.Execute", err)
+		return res, err
 	}
 	if len(out.value) == 0 {
 		out.value = json.RawMessage("null")
 	}
 	if len(out.value)+logBytes > limits.OutputBytes {
-		return res, errors.WithOp("toolcode.Execute", LimitError(LimitOutputBytes, limits.OutputBytes))
+		return res, LimitError(LimitOutputBytes, limits.OutputBytes)
 	}
 	res.Value = out.value
 	return res, nil

@@ -103,8 +103,8 @@ type run struct {
 	stopped chan struct{}
 	wg      sync.WaitGroup
 
-	running int      // calls under way (loop goroutine only)
-	queued  []func() // calls waiting for a slot (loop goroutine only)
+	running int    // calls under way (loop goroutine only)
+	queued  []call // calls waiting for a slot (loop goroutine only)
 	goErrs  map[*goja.Object]error
 	mkerr   goja.Callable
 	parse   goja.Callable
@@ -151,10 +151,20 @@ func (r *run) execute(compiled *goja.Program) (value json.RawMessage, err error)
 	}
 	promise, ok := v.Export().(*goja.Promise)
 	if !ok {
-		return nil, errors.Errorf(errors.Internal, "javascript engine: the program did not yield a promise")
+		return nil, errors.Errorf(errors.InvalidArgument, "the program closes the async function that wraps it (unbalanced braces)")
 	}
 	for promise.State() == goja.PromiseStatePending {
-		if r.running == 0 && len(r.queued) == 0 {
+		inline, err := r.step()
+		if err != nil {
+			return nil, r.thrown(err)
+		}
+		if inline {
+			if r.ctx.Err() != nil {
+				return nil, r.ctxError()
+			}
+			continue
+		}
+		if r.running == 0 {
 			return nil, errors.Errorf(errors.Execution, "the program awaits a promise that nothing settles")
 		}
 		select {
@@ -207,46 +217,66 @@ func (r *run) hostLog(line string) {
 	}
 }
 
-// hostCall starts a call of the Tools on another goroutine and returns a
-// promise that the loop settles when the call ends.
+// call is a tool call the program made, waiting to start.
+type call struct {
+	op, payload     string
+	resolve, reject func(any) error
+}
+
+// hostCall queues a call of the Tools and returns a promise that the loop
+// settles when the call ends. The loop starts queued calls once the
+// program yields.
 func (r *run) hostCall(op, payload string) goja.Value {
 	promise, resolve, reject := r.vm.NewPromise()
-	start := func() {
+	r.queued = append(r.queued, call{op: op, payload: payload, resolve: resolve, reject: reject})
+	return r.vm.ToValue(promise)
+}
+
+// settle resolves or rejects a call's promise with its outcome; it runs
+// on the loop, and returns only the runtime's uncatchable errors.
+func (r *run) settle(c call, out []byte, err error) error {
+	if err != nil {
+		return c.reject(r.jsError(err))
+	}
+	v, perr := r.parse(goja.Undefined(), r.vm.ToValue(string(out)))
+	if perr != nil {
+		return c.reject(r.jsError(errors.Errorf(errors.Internal, "decode the result of %s: %v", c.op, perr)))
+	}
+	return c.resolve(v)
+}
+
+// pop removes the oldest queued call.
+func (r *run) pop() call {
+	c := r.queued[0]
+	r.queued[0] = call{}
+	r.queued = r.queued[1:]
+	return c
+}
+
+// step makes progress on the calls: a lone call runs right here, on the
+// loop, which has nothing else to do (a program awaiting its calls one by
+// one then costs no goroutine hand-off); several start on goroutines of
+// their own, at most the concurrency limit at once.
+func (r *run) step() (ranInline bool, err error) {
+	if r.running == 0 && len(r.queued) == 1 {
+		c := r.pop()
+		out, derr := r.dispatch(c.op, c.payload)
+		return true, r.settle(c, out, derr)
+	}
+	for len(r.queued) > 0 && r.running < r.limit {
+		c := r.pop()
 		r.running++
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			out, err := r.dispatch(op, payload)
+			out, derr := r.dispatch(c.op, c.payload)
 			r.post(func() error {
 				r.running--
-				r.next()
-				if err != nil {
-					return reject(r.jsError(err))
-				}
-				v, perr := r.parse(goja.Undefined(), r.vm.ToValue(string(out)))
-				if perr != nil {
-					return reject(r.jsError(errors.Errorf(errors.Internal, "decode the result of %s: %v", op, perr)))
-				}
-				return resolve(v)
+				return r.settle(c, out, derr)
 			})
 		}()
 	}
-	if r.running < r.limit {
-		start()
-	} else {
-		r.queued = append(r.queued, start)
-	}
-	return r.vm.ToValue(promise)
-}
-
-// next starts the oldest queued call, if a slot is free.
-func (r *run) next() {
-	if len(r.queued) > 0 && r.running < r.limit {
-		start := r.queued[0]
-		r.queued[0] = nil
-		r.queued = r.queued[1:]
-		start()
-	}
+	return false, nil
 }
 
 // post hands a job to the loop, unless the execution is over.

@@ -20,12 +20,29 @@ const preludeSource = `(function (host) {
 	};
 	const log = (...args) => host.log(args.map(show).join(" "));
 	const run = (id, args) => call("run", [String(id), args === undefined ? {} : args]);
-	const namespace = (ns) => new Proxy((args) => run(ns, args), {
-		get(target, name) {
-			if (typeof name !== "string" || name === "then") return undefined;
-			return (args) => run(ns + ":" + name, args);
-		},
-	});
+	// Namespace objects and their tool functions are made once per name:
+	// a program calling a tool in a loop allocates nothing for the lookup.
+	const namespaces = new Map();
+	const namespace = (ns) => {
+		let proxy = namespaces.get(ns);
+		if (proxy === undefined) {
+			const fns = new Map();
+			proxy = new Proxy((args) => run(ns, args), {
+				get(target, name) {
+					if (typeof name !== "string" || name === "then") return undefined;
+					let fn = fns.get(name);
+					if (fn === undefined) {
+						const id = ns + ":" + name;
+						fn = (args) => run(id, args);
+						fns.set(name, fn);
+					}
+					return fn;
+				},
+			});
+			namespaces.set(ns, proxy);
+		}
+		return proxy;
+	};
 	const base = Object.freeze({
 		run,
 		search: (query, limit) => call("search", [String(query === undefined ? "" : query), limit === undefined ? 0 : limit]),
