@@ -41,8 +41,9 @@
 // stops it, and what it allocates lands on the host's Go heap. Give it a
 // short wall time, and run untrusted programs in a process or sandbox of
 // their own when memory matters. A single built-in call such as
-// "x".repeat(n) is not interrupted midway; the executor stops waiting for
-// it shortly after the deadline.
+// "x".repeat(n), or a regular expression that backtracks, is not
+// interrupted midway; the executor stops waiting for it shortly after the
+// deadline and leaves its goroutine to finish.
 //
 // The runtime has no I/O: no require, no timers, no network or file
 // access. A program's only way out is tools.
