@@ -18,7 +18,7 @@ func newJS() toolcode.Engine { return javascript.New() }
 // runner.
 func BenchmarkExecute(b *testing.B) {
 	f := toolcodetest.NewFixture(b)
-	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(newJS()))
+	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(newJS()), toolcode.WithEngine(javascript.NewTypeScript()))
 	ctx := context.Background()
 	b.Run("calls=10", func(b *testing.B) {
 		p := toolcode.ExecuteParams{Code: `let s = 0;
@@ -31,9 +31,18 @@ return s;`}
 			require.Equal(b, "55", string(res.Value))
 		}
 	})
-	b.Run("calls=10/parallel", func(b *testing.B) {
+	b.Run("parallel/calls=10", func(b *testing.B) {
 		p := toolcode.ExecuteParams{Code: `const r = await Promise.all(Array.from({length: 10}, (_, i) => tools.math.add({a: i, b: 1})));
 return r.reduce((s, x) => s + x.sum, 0);`}
+		b.ReportAllocs()
+		for b.Loop() {
+			_, err := x.Execute(ctx, p)
+			require.NoError(b, err)
+		}
+	})
+	// The cost of transpiling a small TypeScript program on top of that.
+	b.Run("typescript/calls=0", func(b *testing.B) {
+		p := toolcode.ExecuteParams{Language: "typescript", Code: `const n: number = 1; return n;`}
 		b.ReportAllocs()
 		for b.Loop() {
 			_, err := x.Execute(ctx, p)

@@ -50,6 +50,8 @@ type Programs struct {
 	CallsInLoop string
 	// Spin loops forever without calling anything.
 	Spin string
+	// SpinAfterCall calls math:add, then loops forever.
+	SpinAfterCall string
 	// Recurse recurses without end.
 	Recurse string
 	// Allocate allocates without end (growing an array of strings).
@@ -97,14 +99,15 @@ const all = await Promise.all(calls);
 return all.length;`,
 	CallsInLoop: `for (let i = 0; i < 5; i++) { try { await tools.util.echo({i}); } catch (e) {} }
 return "survived";`,
-	Spin:        `while (true) {}`,
-	Recurse:     `function f(n) { return f(n + 1) + 1; } return f(0);`,
-	Allocate:    `const a = []; while (true) { a.push("x".repeat(1024)); }`,
-	LogFlood:    `for (;;) { try { console.log("0123456789"); } catch (e) {} }`,
-	BigValue:    `return "x".repeat(10000);`,
-	SyntaxError: "const a = 1;\nconst = ;\n",
-	Throw:       "const a = 1;\nconst b = 2;\nthrow new Error(\"bad thing\");\n",
-	ToolFailure: `await tools.util.fail({message: "boom"});`,
+	Spin:          `while (true) {}`,
+	SpinAfterCall: `await tools.math.add({a: 1, b: 2}); for (;;) {}`,
+	Recurse:       `function f(n) { return f(n + 1) + 1; } return f(0);`,
+	Allocate:      `const a = []; while (true) { a.push("x".repeat(1024)); }`,
+	LogFlood:      `for (;;) { try { console.log("0123456789"); } catch (e) {} }`,
+	BigValue:      `return "x".repeat(10000);`,
+	SyntaxError:   "const a = 1;\nconst = ;\n",
+	Throw:         "const a = 1;\nconst b = 2;\nthrow new Error(\"bad thing\");\n",
+	ToolFailure:   `await tools.util.fail({message: "boom"});`,
 	CatchToolFailure: `try { await tools.util.fail({message: "boom"}); } catch (e) { return e.code; }
 return "no error";`,
 	UnknownTool: `await tools.nope.nothing({});`,
@@ -246,6 +249,13 @@ func RunEngineWithPrograms(t *testing.T, newEngine func() toolcode.Engine, p Pro
 		assert.Equal(t, errors.Timeout, errors.CodeOf(err))
 		assert.Equal(t, toolcode.LimitWallTime, toolcode.LimitOf(err))
 		assert.Less(t, late, 100*time.Millisecond, "stopped %v after the deadline", late)
+	})
+
+	t.Run("Limit/WallTimeAfterCall", func(t *testing.T) {
+		res, err := run(t, p.SpinAfterCall, toolcode.Limits{WallTime: 100 * time.Millisecond})
+		require.Error(t, err)
+		assert.Equal(t, errors.Timeout, errors.CodeOf(err))
+		assert.Len(t, res.Trace, 1)
 	})
 
 	t.Run("Limit/WallTimeWhileWaiting", func(t *testing.T) {
