@@ -4,7 +4,8 @@
 //
 // A program is the body of an async function: it may await and return at
 // top level, and the value it returns, converted by JSON.stringify, is the
-// result. It sees two globals:
+// result. A program whose last statement is an expression returns that
+// expression's value, as a notebook cell does. It sees two globals:
 //
 //	await tools.math.add({a: 1, b: 2})        // namespace:name
 //	await tools["my-ns"]["do-thing"]({})       // names that are not identifiers

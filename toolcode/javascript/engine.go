@@ -79,6 +79,13 @@ func (e *Engine) Execute(ctx context.Context, prog toolcode.Program) (value json
 			return nil, err
 		}
 	}
+	src, insLine, insCol := returnLast(src)
+	if insLine > 0 {
+		if pos == nil {
+			pos = &positionMap{}
+		}
+		pos.insLine, pos.insCol = insLine, insCol
+	}
 	compiled, err := goja.Compile(programName, src, false)
 	if err != nil {
 		return nil, syntaxError(err, pos)

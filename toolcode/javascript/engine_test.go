@@ -140,3 +140,37 @@ func TestSpinStopsNearDeadline(t *testing.T) {
 		t.Logf("timeout %v: stopped %v after the deadline", wall, late)
 	}
 }
+
+func TestLastExpressionIsTheValue(t *testing.T) {
+	x := newExecutor(t)
+	tests := []struct {
+		lang, code, want string
+	}{
+		{"javascript", `tools.math.add({a: 1, b: 2})`, `{"sum":3}`},
+		{"javascript", "const a = 2;\na * 21", `42`},
+		{"javascript", `const a = 2;`, `null`},
+		{"javascript", `if (true) { 5 }`, `null`},
+		{"typescript", "const a: number = 2;\na * 21;", `42`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.lang+"/"+tc.code, func(t *testing.T) {
+			res, err := x.Execute(context.Background(), toolcode.ExecuteParams{Language: tc.lang, Code: tc.code})
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, string(res.Value))
+		})
+	}
+}
+
+func TestPositionsOnTheFirstLine(t *testing.T) {
+	x := newExecutor(t)
+	tests := []struct{ lang, code, col string }{
+		{"javascript", `const o = null; o.field`, "column 19"},
+		{"typescript", `const o: any = null; o.field`, "column 24"},
+	}
+	for _, tc := range tests {
+		_, err := x.Execute(context.Background(), toolcode.ExecuteParams{Language: tc.lang, Code: tc.code})
+		require.Error(t, err)
+		assert.Equal(t, errors.Execution, errors.CodeOf(err))
+		assert.Contains(t, err.Error(), "line 1, "+tc.col, tc.lang)
+	}
+}
