@@ -1,0 +1,297 @@
+package toolcode
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"runtime/debug"
+	"time"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/tooldocs"
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolrun"
+)
+
+// Defaults of an [Executor].
+const (
+	// DefaultLanguage is the language of a request that names none.
+	DefaultLanguage = "javascript"
+	// DefaultTimeout bounds an execution whose request sets no timeout.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxCodeBytes bounds the size of a program's source.
+	DefaultMaxCodeBytes = 256 << 10
+	// abandonGrace is how long Execute waits, after the deadline, for an
+	// engine that does not stop (a goja built-in such as String.repeat
+	// cannot be interrupted midway) before it returns without it.
+	abandonGrace = 250 * time.Millisecond
+)
+
+// ExecuteParams is one request to run a program. It is plain data.
+type ExecuteParams struct {
+	// Language selects the engine; empty means the executor's default.
+	Language string `json:"language,omitempty"`
+	// Code is the program's source.
+	Code string `json:"code"`
+	// Timeout bounds this execution; zero keeps the executor's default,
+	// and it never exceeds the executor's [Limits.WallTime].
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// Limits may lower the executor's limits, never raise them (see
+	// [Limits]).
+	Limits Limits `json:"limits,omitzero"`
+	// Metadata is given to every tool call of the program in
+	// [toolrun.CallOptions.Metadata], so that the runner's hooks and
+	// policies see who asked (a session, a user).
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// Result is the outcome of an execution. [Executor.Execute] returns it even
+// when the program failed, with what the program logged and called until
+// then.
+type Result struct {
+	// Language is the language the program ran in.
+	Language string `json:"language"`
+	// Value is the JSON of the value the program returned ("null" when it
+	// returned nothing); empty when the program failed.
+	Value json.RawMessage `json:"value,omitempty"`
+	// Logs are the lines the program printed, in order.
+	Logs []string `json:"logs,omitempty"`
+	// Trace lists the program's tool calls, in the order they ended.
+	Trace []TraceEntry `json:"trace,omitempty"`
+	// Limits are the limits that applied.
+	Limits Limits `json:"limits"`
+	// Duration is the time the execution took.
+	Duration time.Duration `json:"duration"`
+}
+
+// Executor runs programs in the engines of a registry, against the tools of
+// an index, run by a runner. It is safe for concurrent use; executions are
+// independent.
+type Executor struct {
+	idx      toolindex.Index
+	docs     tooldocs.Describer
+	runner   *toolrun.Runner
+	engines  *EngineRegistry
+	language string
+	timeout  time.Duration
+	limits   Limits
+	masker   toolrun.ArgumentMasker
+	maxCode  int
+}
+
+// Option configures an [Executor].
+type Option func(*Executor)
+
+// WithEngine registers an engine; the first engine registered for a
+// language wins.
+func WithEngine(e Engine) Option {
+	return func(x *Executor) { _ = x.engines.Register(e) }
+}
+
+// WithEngineRegistry makes the executor use reg, shared with its owner;
+// engines given with [WithEngine] are added to it.
+func WithEngineRegistry(reg *EngineRegistry) Option {
+	return func(x *Executor) {
+		if reg != nil {
+			for _, lang := range x.engines.Languages() {
+				e, _ := x.engines.Get(lang)
+				_ = reg.Register(e)
+			}
+			x.engines = reg
+		}
+	}
+}
+
+// WithDefaultLanguage sets the language of requests that name none
+// (default [DefaultLanguage]).
+func WithDefaultLanguage(lang string) Option { return func(x *Executor) { x.language = lang } }
+
+// WithTimeout sets the timeout of requests that set none (default
+// [DefaultTimeout]); it is capped by [Limits.WallTime].
+func WithTimeout(d time.Duration) Option { return func(x *Executor) { x.timeout = d } }
+
+// WithLimits sets the executor's limits; zero fields take the values of
+// [DefaultLimits]. Negative fields are ignored.
+func WithLimits(l Limits) Option {
+	return func(x *Executor) {
+		if l.Validate() == nil {
+			x.limits = l.withDefaults(DefaultLimits)
+		}
+	}
+}
+
+// WithMasker sets what the trace shows of a call's arguments. Give it the
+// masker the runner has ([toolrun.WithMasker]), so that the trace hides what
+// the runner's events hide. The default is [toolrun.SecretMasker]; nil
+// shows the arguments as they are.
+func WithMasker(m toolrun.ArgumentMasker) Option { return func(x *Executor) { x.masker = m } }
+
+// WithMaxCodeBytes bounds the size of a program's source (default
+// [DefaultMaxCodeBytes]).
+func WithMaxCodeBytes(n int) Option {
+	return func(x *Executor) {
+		if n > 0 {
+			x.maxCode = n
+		}
+	}
+}
+
+// New returns an executor that lets programs find tools in idx, read their
+// documentation from docs and run them with runner. docs may be nil: the
+// executor then documents the tools of idx from their definitions alone.
+// Register at least one engine ([WithEngine]), such as the JavaScript engine
+// of the package toolcode/javascript.
+func New(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, opts ...Option) *Executor {
+	x := &Executor{
+		idx:      idx,
+		docs:     docs,
+		runner:   runner,
+		engines:  &EngineRegistry{},
+		language: DefaultLanguage,
+		timeout:  DefaultTimeout,
+		limits:   DefaultLimits,
+		masker:   toolrun.SecretMasker{},
+		maxCode:  DefaultMaxCodeBytes,
+	}
+	if x.docs == nil && idx != nil {
+		x.docs = tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(idx)))
+	}
+	for _, o := range opts {
+		o(x)
+	}
+	return x
+}
+
+// Engines returns the executor's engine registry.
+func (x *Executor) Engines() *EngineRegistry { return x.engines }
+
+// Limits returns the executor's limits: the most a request may have.
+func (x *Executor) Limits() Limits { return x.limits }
+
+// Execute runs a program and returns its result. On failure it returns the
+// error together with a Result holding the logs and the trace up to the
+// failure.
+//
+// Errors, each with its own code: a malformed request or a program that
+// does not compile, [errors.InvalidArgument]; an exception the program did
+// not catch, [errors.Execution], with its line; the wall time or timeout
+// reached, [errors.Timeout]; another limit reached (tool calls, chain steps,
+// output bytes, the engine's stack), [errors.ResourceExhausted] — the
+// message and Meta["limit"] name it ([LimitOf]); a tool's failure the
+// program did not catch, the tool's own code; ctx canceled,
+// [errors.Canceled]. A limit reached fails the execution even when the
+// program caught the error.
+func (x *Executor) Execute(ctx context.Context, p ExecuteParams) (*Result, error) {
+	begin := time.Now()
+	res := &Result{Language: p.Language}
+	if res.Language == "" {
+		res.Language = x.language
+	}
+	engine, limits, err := x.prepare(res.Language, p)
+	res.Limits = limits
+	if err != nil {
+		return res, errors.WithOp("toolcode.Execute", err)
+	}
+
+	timeoutErr := LimitError(LimitWallTime, limits.WallTime)
+	timeCtx, cancelTime := context.WithTimeoutCause(ctx, limits.WallTime, timeoutErr)
+	defer cancelTime()
+	runCtx, cancel := context.WithCancelCause(timeCtx)
+	defer cancel(nil)
+	e := &env{
+		stop: cancel,
+		idx:  x.idx, docs: x.docs, runner: x.runner, masker: x.masker,
+		limits: limits, metadata: maps.Clone(p.Metadata), start: begin,
+		sem: make(chan struct{}, limits.Concurrency),
+	}
+
+	type outcome struct {
+		value json.RawMessage
+		err   error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var out outcome
+		defer func() {
+			if r := recover(); r != nil {
+				out = outcome{err: errors.Errorf(errors.Internal, "engine %s panicked: %v\n%s", res.Language, r, debug.Stack())}
+			}
+			done <- out
+		}()
+		out.value, out.err = engine.Execute(runCtx, Program{Code: p.Code, Tools: e, Limits: limits})
+	}()
+
+	var out outcome
+	select {
+	case out = <-done:
+	case <-runCtx.Done():
+		// The engine must stop now; give it a moment to say how.
+		grace := time.NewTimer(abandonGrace)
+		select {
+		case out = <-done:
+			grace.Stop()
+		case <-grace.C:
+			out.err = errors.Errorf(errors.Timeout, "engine %s did not stop at the deadline", res.Language)
+		}
+	}
+
+	logs, trace, logBytes, breach := e.snapshot()
+	res.Logs, res.Trace, res.Duration = logs, trace, time.Since(begin)
+	if err := x.classify(ctx, runCtx, out.err, breach); err != nil {
+		return res, err
+	}
+	if len(out.value) == 0 {
+		out.value = json.RawMessage("null")
+	}
+	if len(out.value)+logBytes > limits.OutputBytes {
+		return res, LimitError(LimitOutputBytes, limits.OutputBytes)
+	}
+	res.Value = out.value
+	return res, nil
+}
+
+// prepare validates a request and resolves its engine and limits.
+func (x *Executor) prepare(language string, p ExecuteParams) (Engine, Limits, error) {
+	limits := x.limits
+	if err := p.Limits.Validate(); err != nil {
+		return nil, limits, err
+	}
+	if p.Timeout < 0 {
+		return nil, limits, errors.Errorf(errors.InvalidArgument, "timeout is negative (%v)", p.Timeout)
+	}
+	limits = limits.Lower(p.Limits)
+	timeout := x.timeout
+	if p.Timeout > 0 {
+		timeout = p.Timeout
+	}
+	limits = limits.Lower(Limits{WallTime: timeout})
+	if x.idx == nil || x.runner == nil {
+		return nil, limits, errors.Errorf(errors.InvalidArgument, "executor has no index or no runner")
+	}
+	if len(p.Code) > x.maxCode {
+		return nil, limits, errors.Errorf(errors.InvalidArgument, "code is %d bytes, more than the %d allowed", len(p.Code), x.maxCode)
+	}
+	engine, err := x.engines.Get(language)
+	if err != nil {
+		return nil, limits, err
+	}
+	return engine, limits, nil
+}
+
+// classify turns the engine's error into the execution's: a limit the
+// Tools recorded wins (the program may have caught it), then the wall time,
+// then the caller's cancellation, then the engine's own error.
+func (x *Executor) classify(parent, runCtx context.Context, err error, breach *errors.Error) error {
+	switch {
+	case breach != nil:
+		return breach
+	case parent.Err() != nil:
+		return errors.FromContext(parent, "toolcode.Execute", parent.Err())
+	case runCtx.Err() != nil && err != nil:
+		if cause := context.Cause(runCtx); cause != nil && errors.CodeOf(cause) == errors.Timeout {
+			return cause
+		}
+		return err
+	}
+	return err
+}

@@ -1,0 +1,81 @@
+package javascript_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/toolcode"
+	"github.com/metatools-go/metatools/toolcode/javascript"
+	"github.com/metatools-go/metatools/toolcode/toolcodetest"
+)
+
+func newJS() toolcode.Engine { return javascript.New() }
+
+// BenchmarkExecute is a program making ten local tool calls, one after
+// the other; compare with BenchmarkDirect, the same ten calls through the
+// runner.
+func BenchmarkExecute(b *testing.B) {
+	f := toolcodetest.NewFixture(b)
+	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(newJS()), toolcode.WithEngine(javascript.NewTypeScript()))
+	ctx := context.Background()
+	b.Run("calls=10", func(b *testing.B) {
+		p := toolcode.ExecuteParams{Code: `let s = 0;
+for (let i = 0; i < 10; i++) { s += (await tools.math.add({a: i, b: 1})).sum; }
+return s;`}
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := x.Execute(ctx, p)
+			require.NoError(b, err)
+			require.Equal(b, "55", string(res.Value))
+		}
+	})
+	b.Run("parallel/calls=10", func(b *testing.B) {
+		p := toolcode.ExecuteParams{Code: `const r = await Promise.all(Array.from({length: 10}, (_, i) => tools.math.add({a: i, b: 1})));
+return r.reduce((s, x) => s + x.sum, 0);`}
+		b.ReportAllocs()
+		for b.Loop() {
+			_, err := x.Execute(ctx, p)
+			require.NoError(b, err)
+		}
+	})
+	// The cost of transpiling a small TypeScript program on top of that.
+	b.Run("typescript/calls=0", func(b *testing.B) {
+		p := toolcode.ExecuteParams{Language: "typescript", Code: `const n: number = 1; return n;`}
+		b.ReportAllocs()
+		for b.Loop() {
+			_, err := x.Execute(ctx, p)
+			require.NoError(b, err)
+		}
+	})
+	// The cost of starting one execution: a fresh runtime, the tools
+	// installed, a program that returns at once.
+	b.Run("calls=0", func(b *testing.B) {
+		p := toolcode.ExecuteParams{Code: `return 1;`}
+		b.ReportAllocs()
+		for b.Loop() {
+			_, err := x.Execute(ctx, p)
+			require.NoError(b, err)
+		}
+	})
+}
+
+// BenchmarkDirect is the ten calls of BenchmarkExecute made with
+// Runner.Run.
+func BenchmarkDirect(b *testing.B) {
+	f := toolcodetest.NewFixture(b)
+	ctx := context.Background()
+	b.Run("calls=10", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s := 0.0
+			for i := range 10 {
+				res, err := f.Runner.Run(ctx, "math:add", map[string]any{"a": float64(i), "b": 1.0})
+				require.NoError(b, err)
+				s += res.Structured.(map[string]any)["sum"].(float64)
+			}
+			require.InDelta(b, 55.0, s, 0)
+		}
+	})
+}

@@ -1,0 +1,51 @@
+// Package javascript provides the built-in engines of toolcode: JavaScript
+// on goja ([New], language "javascript") and TypeScript ([NewTypeScript],
+// language "typescript"), transpiled in-process by esbuild.
+//
+// A program is the body of an async function: it may await and return at
+// top level, and the value it returns, converted by JSON.stringify, is the
+// result. A program whose last statement is an expression returns that
+// expression's value, as a notebook cell does. It sees two globals:
+//
+//	await tools.math.add({a: 1, b: 2})        // namespace:name
+//	await tools["my-ns"]["do-thing"]({})       // names that are not identifiers
+//	await tools.plain({})                     // a tool without namespace
+//	await tools.run("math:add", {a: 1, b: 2}) // by ID
+//	await tools.search("add numbers", 5)      // summaries, best first
+//	await tools.namespaces()
+//	await tools.describe("math:add", "schema") // "summary", "schema" or "full"
+//	await tools.examples("math:add")
+//	await tools.chain([{toolId: "math:add", args: {a: 1, b: 2}}, {toolId: "util:echo", usePrevious: true}])
+//	tools.ns("search").thing({})               // a namespace named like a method
+//	console.log("text", {any: "value"})
+//
+// Every tool call returns a promise; Promise.all runs calls concurrently,
+// at most toolcode.Limits.Concurrency at once (the others wait their turn).
+// A failed call rejects with an Error whose code is the error's code
+// ("not_found", "validation", "resource_exhausted", ...) and whose toolId
+// names the tool.
+//
+// # Limits
+//
+// goja runs on the calling goroutine's heap with no sandbox of its own, so
+// the engine enforces:
+//
+//   - wall time: the runtime is interrupted when the execution's context
+//     ends, within about a millisecond, even in `while (true) {}`;
+//   - recursion: calls deeper than [WithMaxCallStackSize] fail with
+//     errors.ResourceExhausted (goja's own bound is unlimited);
+//   - concurrency: the calls beyond the limit wait in a queue, so that a
+//     program starting thousands of calls starts no more goroutines than
+//     the limit.
+//
+// goja has no memory cap: a program may allocate until the wall time
+// stops it, and what it allocates lands on the host's Go heap. Give it a
+// short wall time, and run untrusted programs in a process or sandbox of
+// their own when memory matters. A single built-in call such as
+// "x".repeat(n), or a regular expression that backtracks, is not
+// interrupted midway; the executor stops waiting for it shortly after the
+// deadline and leaves its goroutine to finish.
+//
+// The runtime has no I/O: no require, no timers, no network or file
+// access. A program's only way out is tools.
+package javascript

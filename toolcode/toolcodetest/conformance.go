@@ -1,0 +1,378 @@
+package toolcodetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolcode"
+)
+
+// Programs are the programs of the conformance suite, in the engine's
+// language. Each field says what its program must do.
+type Programs struct {
+	// Return returns the object {"answer": 42, "list": [1, "two", null]}.
+	Return string
+	// ReturnNothing returns nothing (the value is null).
+	ReturnNothing string
+	// CallTool calls math:add with {a: 2, b: 40} through the namespace
+	// form and returns the tool's result ({"sum": 42}).
+	CallTool string
+	// CallGeneric calls "text:upper" with {s: "abc"} through the generic
+	// run and returns the result's s ("ABC").
+	CallGeneric string
+	// CallOddNames calls my-ns:do-thing and the unnamespaced tool plain and
+	// returns [doThingResult, plainResult].
+	CallOddNames string
+	// Discover searches for "add", lists the namespaces, describes
+	// "math:add" and lists its examples, and returns
+	// {found: <ID of the first search hit>, namespaces: [...],
+	// name: <the doc's name>, examples: <number of examples>}.
+	Discover string
+	// Chain chains math:add {a:1,b:2} then util:echo with the previous
+	// result passed whole (usePrevious) and returns the chain's results.
+	Chain string
+	// Log logs "hello" and then the object {"x": 1}, and returns "done".
+	Log string
+	// Parallel starts six util:gate calls at once, waits for all and
+	// returns how many there were (6).
+	Parallel string
+	// CallsInLoop calls util:echo 5 times in sequence, catching and
+	// ignoring every error, then returns "survived".
+	CallsInLoop string
+	// Spin loops forever without calling anything.
+	Spin string
+	// SpinAfterCall calls math:add, then loops forever.
+	SpinAfterCall string
+	// Recurse recurses without end.
+	Recurse string
+	// Allocate allocates without end (growing an array of strings).
+	Allocate string
+	// LogFlood logs lines without end, catching every error.
+	LogFlood string
+	// BigValue returns a string of 10000 characters.
+	BigValue string
+	// SyntaxError does not compile: its second line is malformed.
+	SyntaxError string
+	// Throw throws an error on its third line.
+	Throw string
+	// ToolFailure calls util:fail {message: "boom"} without catching (the
+	// tool fails with code unavailable).
+	ToolFailure string
+	// CatchToolFailure calls util:fail, catches the error and returns its
+	// code.
+	CatchToolFailure string
+	// UnknownTool calls nope:nothing without catching.
+	UnknownTool string
+	// Secret calls util:echo with {token: "s3cr3t-value", q: "x"}.
+	Secret string
+	// Wait awaits a util:gate call (that never passes) and returns.
+	Wait string
+}
+
+// JavaScriptPrograms are the suite's programs in JavaScript; TypeScript
+// engines run them as they are.
+var JavaScriptPrograms = Programs{
+	Return:        `return {answer: 42, list: [1, "two", null]};`,
+	ReturnNothing: `const x = 1;`,
+	CallTool:      `return await tools.math.add({a: 2, b: 40});`,
+	CallGeneric:   `const r = await tools.run("text:upper", {s: "abc"}); return r.s;`,
+	CallOddNames:  `return [await tools["my-ns"]["do-thing"]({}), await tools.plain({})];`,
+	Discover: `const hits = await tools.search("add");
+const ns = await tools.namespaces();
+const doc = await tools.describe("math:add", "full");
+const ex = await tools.examples("math:add");
+return {found: hits[0].id, namespaces: ns, name: doc.name, examples: ex.length};`,
+	Chain: `return await tools.chain([{toolId: "math:add", args: {a: 1, b: 2}}, {toolId: "util:echo", usePrevious: true}]);`,
+	Log:   `console.log("hello"); console.log({x: 1}); return "done";`,
+	Parallel: `const calls = [];
+for (let i = 0; i < 6; i++) calls.push(tools.util.gate({}));
+const all = await Promise.all(calls);
+return all.length;`,
+	CallsInLoop: `for (let i = 0; i < 5; i++) { try { await tools.util.echo({i}); } catch (e) {} }
+return "survived";`,
+	Spin:          `while (true) {}`,
+	SpinAfterCall: `await tools.math.add({a: 1, b: 2}); for (;;) {}`,
+	Recurse:       `function f(n) { return f(n + 1) + 1; } return f(0);`,
+	Allocate:      `const a = []; while (true) { a.push("x".repeat(1024)); }`,
+	LogFlood:      `for (;;) { try { console.log("0123456789"); } catch (e) {} }`,
+	BigValue:      `return "x".repeat(10000);`,
+	SyntaxError:   "const a = 1;\nconst = ;\n",
+	Throw:         "const a = 1;\nconst b = 2;\nthrow new Error(\"bad thing\");\n",
+	ToolFailure:   `await tools.util.fail({message: "boom"});`,
+	CatchToolFailure: `try { await tools.util.fail({message: "boom"}); } catch (e) { return e.code; }
+return "no error";`,
+	UnknownTool: `await tools.nope.nothing({});`,
+	Secret:      `return await tools.util.echo({token: "s3cr3t-value", q: "x"});`,
+	Wait:        `await tools.util.gate({}); return "passed";`,
+}
+
+// RunEngine runs the conformance suite against the engines newEngine
+// returns, with [JavaScriptPrograms] for the languages "javascript" and
+// "typescript"; other languages need [RunEngineWithPrograms].
+func RunEngine(t *testing.T, newEngine func() toolcode.Engine) {
+	t.Helper()
+	switch lang := newEngine().Language(); lang {
+	case "javascript", "typescript":
+		RunEngineWithPrograms(t, newEngine, JavaScriptPrograms)
+	default:
+		t.Fatalf("toolcodetest: no built-in programs for language %q: use RunEngineWithPrograms", lang)
+	}
+}
+
+// execute runs one program on a fresh fixture.
+func execute(t *testing.T, f *Fixture, e toolcode.Engine, p toolcode.ExecuteParams, opts ...toolcode.Option) (*toolcode.Result, error) {
+	t.Helper()
+	x := toolcode.New(f.Index, f.Docs, f.Runner, append([]toolcode.Option{toolcode.WithEngine(e)}, opts...)...)
+	p.Language = e.Language()
+	return x.Execute(context.Background(), p)
+}
+
+// RunEngineWithPrograms runs the conformance suite against the engines
+// newEngine returns, with programs in their language. It checks values,
+// tool access, discovery, logs, the trace, concurrency, every limit with its
+// code and every kind of error.
+func RunEngineWithPrograms(t *testing.T, newEngine func() toolcode.Engine, p Programs) {
+	t.Helper()
+	run := func(t *testing.T, code string, limits toolcode.Limits, opts ...toolcode.Option) (*toolcode.Result, error) {
+		t.Helper()
+		return execute(t, NewFixture(t), newEngine(), toolcode.ExecuteParams{Code: code, Limits: limits}, opts...)
+	}
+	values := []struct {
+		name, code, want string
+	}{
+		{"Return", p.Return, `{"answer":42,"list":[1,"two",null]}`},
+		{"ReturnNothing", p.ReturnNothing, `null`},
+		{"CallTool", p.CallTool, `{"sum":42}`},
+		{"CallGeneric", p.CallGeneric, `"ABC"`},
+		{"CallOddNames", p.CallOddNames, `[{"done":true},{"plain":true}]`},
+		{"Discover", p.Discover, `{"found":"math:add","namespaces":["math","my-ns","text","util"],"name":"add","examples":1}`},
+		{"Chain", p.Chain, `[{"sum":3},{"previous":{"sum":3}}]`},
+		{"Log", p.Log, `"done"`},
+	}
+	for _, tc := range values {
+		t.Run("Value/"+tc.name, func(t *testing.T) {
+			res, err := run(t, tc.code, toolcode.Limits{})
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, string(res.Value))
+		})
+	}
+
+	t.Run("Logs", func(t *testing.T) {
+		res, err := run(t, p.Log, toolcode.Limits{})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"hello", `{"x":1}`}, res.Logs)
+	})
+
+	t.Run("Trace", func(t *testing.T) {
+		res, err := run(t, p.CallTool, toolcode.Limits{})
+		require.NoError(t, err)
+		require.Len(t, res.Trace, 1)
+		tr := res.Trace[0]
+		assert.Equal(t, "math:add", tr.ToolID)
+		assert.JSONEq(t, `{"a":2,"b":40}`, string(tr.Args))
+		assert.Equal(t, "local:add", tr.Backend)
+		assert.True(t, tr.OK)
+		assert.Positive(t, tr.ResultBytes)
+	})
+
+	t.Run("TraceMasksSecrets", func(t *testing.T) {
+		res, err := run(t, p.Secret, toolcode.Limits{})
+		require.NoError(t, err)
+		require.Len(t, res.Trace, 1)
+		assert.NotContains(t, string(res.Trace[0].Args), "s3cr3t-value")
+		assert.Contains(t, string(res.Trace[0].Args), `"q":"x"`)
+	})
+
+	t.Run("Metadata", func(t *testing.T) {
+		f := NewFixture(t)
+		_, err := execute(t, f, newEngine(), toolcode.ExecuteParams{Code: p.CallTool, Metadata: map[string]string{"session": "s-1"}})
+		require.NoError(t, err)
+		md := f.Metadata()
+		require.Len(t, md, 1)
+		assert.Equal(t, "s-1", md[0]["session"])
+	})
+
+	t.Run("ParallelBoundedByConcurrency", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			f := NewFixture(t)
+			type out struct {
+				res *toolcode.Result
+				err error
+			}
+			done := make(chan out, 1)
+			go func() {
+				res, err := execute(t, f, newEngine(), toolcode.ExecuteParams{Code: p.Parallel, Limits: toolcode.Limits{Concurrency: 3}})
+				done <- out{res, err}
+			}()
+			synctest.Wait()
+			assert.Equal(t, 3, f.Gate.InFlight(), "calls under way while the gate is closed")
+			f.Gate.Release()
+			o := <-done
+			require.NoError(t, o.err)
+			assert.JSONEq(t, `6`, string(o.res.Value))
+			assert.Equal(t, 3, f.Gate.Max())
+			assert.Equal(t, 6, f.Gate.Calls())
+			assert.Len(t, o.res.Trace, 6)
+		})
+	})
+
+	t.Run("Limit/ToolCalls", func(t *testing.T) {
+		res, err := run(t, p.CallsInLoop, toolcode.Limits{ToolCalls: 3})
+		require.Error(t, err)
+		assert.Equal(t, errors.ResourceExhausted, errors.CodeOf(err))
+		assert.Equal(t, toolcode.LimitToolCalls, toolcode.LimitOf(err))
+		assert.Len(t, res.Trace, 3, "the calls within the limit ran and were traced")
+	})
+
+	t.Run("Limit/ChainSteps", func(t *testing.T) {
+		_, err := run(t, p.Chain, toolcode.Limits{ChainSteps: 1})
+		require.Error(t, err)
+		assert.Equal(t, errors.ResourceExhausted, errors.CodeOf(err))
+		assert.Equal(t, toolcode.LimitChainSteps, toolcode.LimitOf(err))
+	})
+
+	t.Run("Limit/WallTime", func(t *testing.T) {
+		const wall = 200 * time.Millisecond
+		start := time.Now()
+		_, err := run(t, p.Spin, toolcode.Limits{WallTime: wall})
+		late := time.Since(start) - wall
+		require.Error(t, err)
+		assert.Equal(t, errors.Timeout, errors.CodeOf(err))
+		assert.Equal(t, toolcode.LimitWallTime, toolcode.LimitOf(err))
+		assert.Less(t, late, 100*time.Millisecond, "stopped %v after the deadline", late)
+	})
+
+	t.Run("Limit/WallTimeAfterCall", func(t *testing.T) {
+		res, err := run(t, p.SpinAfterCall, toolcode.Limits{WallTime: 100 * time.Millisecond})
+		require.Error(t, err)
+		assert.Equal(t, errors.Timeout, errors.CodeOf(err))
+		assert.Len(t, res.Trace, 1)
+	})
+
+	t.Run("Limit/WallTimeWhileWaiting", func(t *testing.T) {
+		_, err := run(t, p.Wait, toolcode.Limits{WallTime: 50 * time.Millisecond})
+		require.Error(t, err)
+		assert.Equal(t, errors.Timeout, errors.CodeOf(err))
+	})
+
+	t.Run("Limit/Allocation", func(t *testing.T) {
+		_, err := run(t, p.Allocate, toolcode.Limits{WallTime: 100 * time.Millisecond})
+		require.Error(t, err)
+		assert.Contains(t, []errors.Code{errors.Timeout, errors.ResourceExhausted}, errors.CodeOf(err))
+	})
+
+	t.Run("Limit/Recursion", func(t *testing.T) {
+		_, err := run(t, p.Recurse, toolcode.Limits{WallTime: 10 * time.Second})
+		require.Error(t, err)
+		assert.Equal(t, errors.ResourceExhausted, errors.CodeOf(err))
+		assert.Equal(t, toolcode.LimitStack, toolcode.LimitOf(err))
+	})
+
+	t.Run("Limit/OutputLogs", func(t *testing.T) {
+		res, err := run(t, p.LogFlood, toolcode.Limits{OutputBytes: 1000})
+		require.Error(t, err)
+		assert.Equal(t, errors.ResourceExhausted, errors.CodeOf(err))
+		assert.Equal(t, toolcode.LimitOutputBytes, toolcode.LimitOf(err))
+		total := 0
+		for _, l := range res.Logs {
+			total += len(l)
+		}
+		assert.LessOrEqual(t, total, 1000)
+	})
+
+	t.Run("Limit/OutputValue", func(t *testing.T) {
+		res, err := run(t, p.BigValue, toolcode.Limits{OutputBytes: 1000})
+		require.Error(t, err)
+		assert.Equal(t, toolcode.LimitOutputBytes, toolcode.LimitOf(err))
+		assert.Empty(t, res.Value)
+	})
+
+	t.Run("Limit/RequestCannotRaise", func(t *testing.T) {
+		res, err := run(t, p.CallsInLoop, toolcode.Limits{ToolCalls: 1000}, toolcode.WithLimits(toolcode.Limits{ToolCalls: 2}))
+		require.Error(t, err)
+		assert.Equal(t, 2, res.Limits.ToolCalls)
+		assert.Equal(t, toolcode.LimitToolCalls, toolcode.LimitOf(err))
+	})
+
+	t.Run("Error/Syntax", func(t *testing.T) {
+		_, err := run(t, p.SyntaxError, toolcode.Limits{})
+		require.Error(t, err)
+		assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
+		assert.Contains(t, err.Error(), "line 2")
+	})
+
+	t.Run("Error/Exception", func(t *testing.T) {
+		_, err := run(t, p.Throw, toolcode.Limits{})
+		require.Error(t, err)
+		assert.Equal(t, errors.Execution, errors.CodeOf(err))
+		assert.Contains(t, err.Error(), "bad thing")
+		assert.Contains(t, err.Error(), "line 3")
+	})
+
+	t.Run("Error/ToolFailure", func(t *testing.T) {
+		res, err := run(t, p.ToolFailure, toolcode.Limits{})
+		require.Error(t, err)
+		assert.Equal(t, errors.Unavailable, errors.CodeOf(err), "the tool's own code")
+		assert.Contains(t, err.Error(), "boom")
+		var e *errors.Error
+		require.ErrorAs(t, err, &e)
+		require.Len(t, res.Trace, 1, "the trace comes back with the failure")
+		assert.False(t, res.Trace[0].OK)
+		assert.Equal(t, errors.Unavailable, res.Trace[0].ErrorCode)
+	})
+
+	t.Run("Error/ToolFailureCaught", func(t *testing.T) {
+		res, err := run(t, p.CatchToolFailure, toolcode.Limits{})
+		require.NoError(t, err)
+		assert.JSONEq(t, fmt.Sprintf("%q", errors.Unavailable), string(res.Value))
+	})
+
+	t.Run("Error/UnknownTool", func(t *testing.T) {
+		_, err := run(t, p.UnknownTool, toolcode.Limits{})
+		require.Error(t, err)
+		assert.Equal(t, errors.NotFound, errors.CodeOf(err))
+	})
+
+	t.Run("Error/Canceled", func(t *testing.T) {
+		f := NewFixture(t)
+		x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(newEngine()))
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := x.Execute(ctx, toolcode.ExecuteParams{Language: newEngine().Language(), Code: p.Spin})
+		require.Error(t, err)
+		assert.Equal(t, errors.Canceled, errors.CodeOf(err))
+	})
+
+	t.Run("ConcurrentExecutions", func(t *testing.T) {
+		f := NewFixture(t)
+		x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(newEngine()))
+		errs := make(chan error, 4)
+		for range 4 {
+			go func() {
+				res, err := x.Execute(context.Background(), toolcode.ExecuteParams{Language: newEngine().Language(), Code: p.CallTool})
+				if err == nil && !strings.Contains(string(res.Value), "42") {
+					err = fmt.Errorf("value %s", res.Value)
+				}
+				errs <- err
+			}()
+		}
+		for range 4 {
+			assert.NoError(t, <-errs)
+		}
+	})
+
+	t.Run("ValueIsJSON", func(t *testing.T) {
+		res, err := run(t, p.Return, toolcode.Limits{})
+		require.NoError(t, err)
+		assert.True(t, json.Valid(res.Value))
+	})
+}
