@@ -8,6 +8,7 @@ require (
 	github.com/google/jsonschema-go v0.4.3
 	github.com/itchyny/gojq v0.12.20
 	github.com/metatools-go/metatools/errors v0.0.0
+	github.com/metatools-go/metatools/toolcode v0.0.0
 	github.com/metatools-go/metatools/tooldocs v0.0.0
 	github.com/metatools-go/metatools/toolindex v0.0.0
 	github.com/metatools-go/metatools/toolmodel v0.0.0
@@ -54,7 +55,10 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cristalhq/jwt/v4 v4.0.2 // indirect
 	github.com/dgraph-io/ristretto v1.0.0 // indirect
+	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
+	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
+	github.com/evanw/esbuild v0.28.2 // indirect
 	github.com/felixge/httpsnoop v1.1.0 // indirect
 	github.com/fsnotify/fsnotify v1.6.0 // indirect
 	github.com/getkin/kin-openapi v0.152.0 // indirect
@@ -63,10 +67,12 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-openapi/jsonpointer v0.22.5 // indirect
 	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
+	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
 	github.com/gobuffalo/pop/v6 v6.1.1 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/mock v1.6.0 // indirect
 	github.com/golang/snappy v1.0.0 // indirect
+	github.com/google/pprof v0.0.0-20230207041349-798e818bf904 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/gorilla/websocket v1.5.0 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.18.1 // indirect
@@ -135,6 +141,7 @@ require (
 
 replace (
 	github.com/metatools-go/metatools/errors => ../errors
+	github.com/metatools-go/metatools/toolcode => ../toolcode
 	github.com/metatools-go/metatools/tooldocs => ../tooldocs
 	github.com/metatools-go/metatools/toolindex => ../toolindex
 	github.com/metatools-go/metatools/toolmodel => ../toolmodel

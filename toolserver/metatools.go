@@ -67,6 +67,15 @@ type namespacesOutput struct {
 type describeInput struct {
 	ID    string `json:"id" jsonschema:"the tool's ID, as search_tools gives it"`
 	Level string `json:"level,omitempty" jsonschema:"summary, schema (default: parameters) or full (adds examples and notes)"`
+	// Format is offered when code mode is on.
+	Format string `json:"format,omitempty" jsonschema:"markdown (default) or typescript (the tool's declaration, for execute_code)"`
+}
+
+// describeTS is describe_tool's answer in format typescript.
+type describeTS struct {
+	ID         string `json:"id"`
+	Level      string `json:"level"`
+	TypeScript string `json:"typescript"`
 }
 
 type examplesInput struct {
@@ -145,9 +154,19 @@ func (s *Server) addMetaTools() {
 		func(in, out *jsonschema.Schema) {
 			levels := []any{"summary", "schema", "full"}
 			in.Properties["level"].Enum = levels
+			if s.codeMode == nil {
+				// Without code mode a declaration serves no purpose: its
+				// schema would only cost context.
+				delete(in.Properties, "format")
+			} else {
+				in.Properties["format"].Enum = []any{"markdown", "typescript"}
+			}
 			// The document is a tooldocs.Doc, whose schema digests nest
 			// recursively: the schema declares its identifying members.
 			out.Properties = map[string]*jsonschema.Schema{"id": {Type: "string"}, "level": {Enum: levels}}
+			if s.codeMode != nil {
+				out.Properties["typescript"] = &jsonschema.Schema{Type: "string"}
+			}
 			out.Required = []string{"id", "level"}
 		}, s.describe)
 	addMetaTool[examplesInput, examplesOutput](s, &mcp.Tool{Name: ToolExamples, Title: "List tool examples", Annotations: readOnly,
@@ -318,6 +337,13 @@ func (s *Server) describe(ctx context.Context, _ *mcp.CallToolRequest, in descri
 	doc, err := s.docs.Describe(ctx, in.ID, level)
 	if err = s.describable(ctx, ToolDescribe, in.ID, err); err != nil {
 		return toolError(err), nil
+	}
+	if in.Format == "typescript" {
+		decl, err := s.declaration(ctx, in.ID)
+		if err != nil {
+			return toolError(errors.WithOp(ToolDescribe, err)), nil
+		}
+		return result(describeTS{ID: in.ID, Level: level.String(), TypeScript: decl}, decl), nil
 	}
 	return result(doc, doc.Markdown()), nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
@@ -59,6 +60,9 @@ type Server struct {
 	keepNames        map[string]bool
 	agg              *aggregator
 	metaTools        map[string]bool // the meta-tools' names
+	// codeMode configures execute_code (nil: off), run by code.
+	codeMode *CodeMode
+	code     *toolcode.Executor
 	upstreamStatus   func() []UpstreamStatus
 
 	mu          sync.Mutex
@@ -199,6 +203,7 @@ func New(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, o
 	}
 	s.mcp = mcp.NewServer(s.impl, mcpOpts)
 	s.addMetaTools()
+	s.addCodeMode()
 	s.unsubscribe = idx.OnChange(s.catalogueChanged)
 	if len(s.passthrough) > 0 {
 		s.exposePassthrough(context.Background())

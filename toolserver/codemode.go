@@ -1,0 +1,195 @@
+package toolserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolcode"
+	"github.com/metatools-go/metatools/toolcode/javascript"
+	"github.com/metatools-go/metatools/tooldocs"
+	"github.com/metatools-go/metatools/toolmodel"
+)
+
+// ToolExecuteCode is the name of the code-mode meta-tool (see
+// [WithCodeMode]).
+const ToolExecuteCode = "execute_code"
+
+// The _meta keys of a failed execute_code result, besides [MetaErrorKey]:
+// the lines the program logged and the calls it made before it failed.
+const (
+	MetaLogsKey  = "dev.metatools/logs"
+	MetaTraceKey = "dev.metatools/trace"
+)
+
+// CodeMode configures the execute_code meta-tool: an agent writes one
+// program that calls many tools, and only what the program returns (and
+// logs) enters its context. The zero value takes toolcode's defaults.
+type CodeMode struct {
+	// Timeout bounds a program whose request sets none; zero means
+	// toolcode.DefaultTimeout. It never exceeds Limits.WallTime.
+	Timeout time.Duration
+	// Limits bound every program; zero fields take the values of
+	// toolcode.DefaultLimits. A request may lower them, never raise them.
+	Limits toolcode.Limits
+	// Engines run the programs; nil means the built-in JavaScript and
+	// TypeScript engines of toolcode/javascript.
+	Engines []toolcode.Engine
+}
+
+// WithCodeMode adds the meta-tool execute_code, which runs a program
+// (JavaScript or TypeScript) that calls the catalogue's tools through the
+// server's runner: the runner's authorization policies, hooks, retries
+// and masking apply to every call a program makes, as they do to
+// run_tool. Code mode is off unless this option is given: a program may
+// make many calls in one request, so a server whose tools are powerful
+// should turn it on knowingly, with limits that suit them.
+func WithCodeMode(cfg CodeMode) Option {
+	return func(s *Server) { s.codeMode = &cfg }
+}
+
+// newCodeExecutor builds the executor of execute_code over the server's
+// catalogue.
+func (s *Server) newCodeExecutor(cfg CodeMode) *toolcode.Executor {
+	engines := cfg.Engines
+	if engines == nil {
+		engines = []toolcode.Engine{javascript.New(), javascript.NewTypeScript()}
+	}
+	opts := []toolcode.Option{toolcode.WithLimits(cfg.Limits)}
+	if cfg.Timeout > 0 {
+		opts = append(opts, toolcode.WithTimeout(cfg.Timeout))
+	}
+	for _, e := range engines {
+		opts = append(opts, toolcode.WithEngine(e))
+	}
+	return toolcode.New(s.index, s.docs, s.runner, opts...)
+}
+
+type executeInput struct {
+	Code     string `json:"code" jsonschema:"the program"`
+	Language string `json:"language,omitempty" jsonschema:"javascript (default) or typescript"`
+	Timeout  string `json:"timeout,omitempty" jsonschema:"bound on the program, such as 10s"`
+}
+
+// traceItem is one tool call of a program, as execute_code reports it:
+// compact, since the agent reads it.
+type traceItem struct {
+	Tool   string      `json:"tool"`
+	OK     bool        `json:"ok"`
+	Error  errors.Code `json:"error,omitempty"`
+	Millis int64       `json:"ms"`
+}
+
+type executeOutput struct {
+	Value json.RawMessage `json:"value"`
+	Logs  []string        `json:"logs,omitempty"`
+	Trace []traceItem     `json:"trace,omitempty"`
+}
+
+// executeDescription tells the model how to write a program. It is in
+// every tools/list answer, so every word counts.
+const executeDescription = "Run a JavaScript or TypeScript program that calls catalogue tools, and get only what it returns. " +
+	"Top level is an async function body: `await tools.<namespace>.<name>(args)` " +
+	"(tools.run(id, args) for any ID), tools.search(query, limit), tools.describe(id), " +
+	"Promise.all for concurrent calls, console.log to log; return a JSON value. " +
+	"describe_tool with format typescript gives a tool's typed signature. " +
+	"Answers the value, the logs and a trace of the calls."
+
+func (s *Server) addCodeMode() {
+	if s.codeMode == nil {
+		return
+	}
+	s.code = s.newCodeExecutor(*s.codeMode)
+	languages := make([]any, 0, 2)
+	for _, l := range s.code.Engines().Languages() {
+		languages = append(languages, l)
+	}
+	addMetaTool[executeInput, executeOutput](s, &mcp.Tool{Name: ToolExecuteCode, Title: "Run a program calling tools",
+		Description: executeDescription},
+		func(in, out *jsonschema.Schema) {
+			in.Properties["language"].Enum = languages
+			out.Properties["value"] = &jsonschema.Schema{}
+		}, s.executeCode)
+}
+
+func (s *Server) executeCode(ctx context.Context, req *mcp.CallToolRequest, in executeInput) (*mcp.CallToolResult, error) {
+	p := toolcode.ExecuteParams{Code: in.Code, Language: in.Language}
+	if in.Timeout != "" {
+		d, err := time.ParseDuration(in.Timeout)
+		if err != nil || d <= 0 {
+			e := errors.Errorf(errors.InvalidArgument, "timeout %q is not a positive duration such as 10s", in.Timeout)
+			e.Op = ToolExecuteCode
+			return toolError(e), nil
+		}
+		p.Timeout = d
+	}
+	res, err := s.code.Execute(onBehalfOf(ctx, req), p)
+	out := executeOutput{Value: res.Value, Logs: res.Logs, Trace: compactTrace(res.Trace)}
+	if err != nil {
+		failed := toolError(err)
+		out.Value = nil
+		failed.StructuredContent = nil
+		if len(out.Logs) > 0 || len(out.Trace) > 0 {
+			// The logs and the trace tell how far the program got.
+			failed.Content = append(failed.Content, &mcp.TextContent{Text: compactJSON(out)})
+		}
+		failed.Meta[MetaLogsKey] = out.Logs
+		failed.Meta[MetaTraceKey] = out.Trace
+		return failed, nil
+	}
+	return result(out, executeText(out)), nil
+}
+
+// compactTrace keeps of each call what the agent needs: which tool, how it
+// ended, how long it took.
+func compactTrace(trace []toolcode.TraceEntry) []traceItem {
+	if len(trace) == 0 {
+		return nil
+	}
+	out := make([]traceItem, len(trace))
+	for i, t := range trace {
+		out[i] = traceItem{Tool: t.ToolID, OK: t.OK, Error: t.ErrorCode, Millis: t.Duration.Milliseconds()}
+	}
+	return out
+}
+
+// executeText is the text form of a program's outcome: the value, then
+// the logs, then one line of calls.
+func executeText(out executeOutput) string {
+	var b strings.Builder
+	b.Write(out.Value)
+	for _, l := range out.Logs {
+		b.WriteString("\nlog: ")
+		b.WriteString(l)
+	}
+	if len(out.Trace) > 0 {
+		failed := 0
+		for _, t := range out.Trace {
+			if !t.OK {
+				failed++
+			}
+		}
+		fmt.Fprintf(&b, "\n%d tool calls, %d failed", len(out.Trace), failed)
+	}
+	return b.String()
+}
+
+// declaration returns the TypeScript declaration of a tool: from the
+// documentation store when it can render one, else from the tool's
+// definition in the index.
+func (s *Server) declaration(ctx context.Context, id string) (string, error) {
+	if d, ok := s.docs.(tooldocs.Declarer); ok {
+		return d.TypeScript(ctx, []string{id}, tooldocs.TypeScriptOptions{})
+	}
+	tool, _, err := s.index.Get(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return tooldocs.TypeScript([]toolmodel.Tool{tool}, tooldocs.TypeScriptOptions{})
+}

@@ -1,0 +1,175 @@
+package toolserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolcode"
+	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolserver"
+)
+
+// executeResult is execute_code's structured answer.
+type executeResult struct {
+	Value json.RawMessage `json:"value"`
+	Logs  []string        `json:"logs"`
+	Trace []struct {
+		Tool  string      `json:"tool"`
+		OK    bool        `json:"ok"`
+		Error errors.Code `json:"error"`
+	} `json:"trace"`
+}
+
+// wireError returns the error a tool error result carries in its _meta.
+func wireError(t *testing.T, res *mcp.CallToolResult) *errors.Error {
+	t.Helper()
+	require.True(t, res.IsError, text(res))
+	raw, err := json.Marshal(res.Meta[toolserver.MetaErrorKey])
+	require.NoError(t, err)
+	var w errors.WireError
+	require.NoError(t, json.Unmarshal(raw, &w))
+	return errors.FromWire(&w)
+}
+
+func TestCodeModeIsOffByDefault(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(), nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	for _, tool := range res.Tools {
+		assert.NotEqual(t, toolserver.ToolExecuteCode, tool.Name)
+		if tool.Name == toolserver.ToolDescribe {
+			raw, _ := json.Marshal(tool.InputSchema)
+			assert.NotContains(t, string(raw), "typescript", "describe_tool offers declarations only with code mode")
+		}
+	}
+}
+
+func TestExecuteCode(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(toolserver.WithCodeMode(toolserver.CodeMode{})), nil)
+	list, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	var listed bool
+	for _, tool := range list.Tools {
+		if tool.Name == toolserver.ToolExecuteCode {
+			listed = true
+			raw, _ := json.Marshal(tool)
+			t.Logf("execute_code adds %d bytes to tools/list: %s", len(raw), raw)
+		}
+	}
+	require.True(t, listed)
+
+	res := call(t, cs, toolserver.ToolExecuteCode, map[string]any{"language": "typescript", "code": `
+		const found = await tools.search("github issue", 5);
+		const issues = await Promise.all(["a", "b", "c"].map((title: string) => tools.github.create_issue({title})));
+		console.log("found", found.length);
+		return {numbers: issues.map((i: any) => i.number), first: found[0].id};`})
+	require.False(t, res.IsError, text(res))
+	var out executeResult
+	structured(t, res, &out)
+	assert.JSONEq(t, `{"numbers":[7,7,7],"first":"github:create_issue"}`, string(out.Value))
+	assert.Equal(t, []string{"found 2"}, out.Logs)
+	require.Len(t, out.Trace, 3)
+	for _, c := range out.Trace {
+		assert.Equal(t, "github:create_issue", c.Tool)
+		assert.True(t, c.OK)
+	}
+	assert.Contains(t, text(res), `"first":"github:create_issue"`)
+	assert.Contains(t, text(res), "3 tool calls, 0 failed")
+}
+
+func TestExecuteCodeFailures(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(toolserver.WithCodeMode(toolserver.CodeMode{Limits: toolcode.Limits{ToolCalls: 2}})), nil)
+	for _, tc := range []struct {
+		name, code string
+		want       errors.Code
+		limit      string
+		calls      int
+	}{
+		{"syntax error", `return {`, errors.InvalidArgument, "", 0},
+		{"uncaught exception", `console.log("before"); throw new Error("boom")`, errors.Execution, "", 0},
+		{"tool failure", `console.log("before"); await tools.fs.read_file({path: "/etc"})`, errors.Execution, "", 1},
+		{"tool call limit", `console.log("before"); for (let i = 0; i < 5; i++) await tools.github.search_code({q: "x"})`, errors.ResourceExhausted, toolcode.LimitToolCalls, 2},
+		{"unknown tool", `console.log("before"); await tools.run("nope:none", {})`, errors.NotFound, "", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := call(t, cs, toolserver.ToolExecuteCode, map[string]any{"code": tc.code})
+			e := wireError(t, res)
+			assert.Equal(t, tc.want, e.Code, text(res))
+			if tc.limit != "" {
+				assert.Equal(t, tc.limit, toolcode.LimitOf(e))
+			}
+			trace, _ := res.Meta[toolserver.MetaTraceKey].([]any)
+			assert.Len(t, trace, tc.calls)
+			if tc.want != errors.InvalidArgument {
+				assert.Equal(t, []any{"before"}, res.Meta[toolserver.MetaLogsKey])
+				assert.Contains(t, text(res), `"logs":["before"]`)
+			}
+		})
+	}
+
+	// A request may not raise the server's limits; a bad timeout is the
+	// caller's to correct.
+	res := call(t, cs, toolserver.ToolExecuteCode, map[string]any{"code": "1", "timeout": "soon"})
+	assert.Equal(t, errors.InvalidArgument, wireError(t, res).Code)
+	res = call(t, cs, toolserver.ToolExecuteCode, map[string]any{"code": "1", "language": "cobol"})
+	assert.Equal(t, errors.InvalidArgument, wireError(t, res).Code, "the schema lists the languages")
+}
+
+func TestExecuteCodeTimeout(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(toolserver.WithCodeMode(toolserver.CodeMode{})), nil)
+	res := call(t, cs, toolserver.ToolExecuteCode, map[string]any{"code": `while (true) {}`, "timeout": "50ms"})
+	e := wireError(t, res)
+	assert.Equal(t, errors.Timeout, e.Code)
+	assert.Equal(t, toolcode.LimitWallTime, toolcode.LimitOf(e))
+}
+
+func TestExecuteCodeAppliesThePolicy(t *testing.T) {
+	c := newCatalogue(t)
+	c.runner = toolrun.New(c.registry, toolrun.WithIndex(c.index),
+		toolrun.WithAuthorization(toolrun.AllowDeny{Deny: []string{"github:create_issue"}}))
+	cs := connect(t, c.server(toolserver.WithCodeMode(toolserver.CodeMode{})), nil)
+
+	res := call(t, cs, toolserver.ToolExecuteCode, map[string]any{"code": `await tools.github.create_issue({title: "x"})`})
+	e := wireError(t, res)
+	assert.Equal(t, errors.PermissionDenied, e.Code, text(res))
+	trace, _ := res.Meta[toolserver.MetaTraceKey].([]any)
+	require.Len(t, trace, 1)
+
+	// A refused tool is not offered to a program either, and a program
+	// that catches the refusal goes on.
+	res = call(t, cs, toolserver.ToolExecuteCode, map[string]any{"code": `
+		const ids = (await tools.search("github", 10)).map((t) => t.id);
+		let refused = "";
+		try { await tools.run("github:create_issue", {title: "x"}) } catch (e) { refused = e.code }
+		return {ids, refused, code: (await tools.github.search_code({q: "x"}))[0]};`})
+	require.False(t, res.IsError, text(res))
+	var out executeResult
+	structured(t, res, &out)
+	assert.JSONEq(t, `{"ids":["github:search_code"],"refused":"permission_denied","code":"main.go"}`, string(out.Value))
+}
+
+func TestDescribeToolTypeScript(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(toolserver.WithCodeMode(toolserver.CodeMode{})), nil)
+	res := call(t, cs, toolserver.ToolDescribe, map[string]any{"id": "github:create_issue", "format": "typescript"})
+	require.False(t, res.IsError, text(res))
+	var out struct{ ID, Level, TypeScript string }
+	structured(t, res, &out)
+	assert.Equal(t, "github:create_issue", out.ID)
+	assert.Contains(t, out.TypeScript, "create_issue(args: GithubCreateIssueArgs)")
+	assert.Contains(t, out.TypeScript, "title: string;")
+	assert.Equal(t, out.TypeScript, text(res))
+
+	res = call(t, cs, toolserver.ToolDescribe, map[string]any{"id": "nope:none", "format": "typescript"})
+	assert.Equal(t, errors.NotFound, wireError(t, res).Code)
+
+	// Without code mode the argument is not offered.
+	cs = connect(t, newCatalogue(t).server(), nil)
+	res = call(t, cs, toolserver.ToolDescribe, map[string]any{"id": "github:create_issue", "format": "typescript"})
+	assert.Equal(t, errors.InvalidArgument, wireError(t, res).Code)
+}
