@@ -61,9 +61,9 @@ type Server struct {
 	agg              *aggregator
 	metaTools        map[string]bool // the meta-tools' names
 	// codeMode configures execute_code (nil: off), run by code.
-	codeMode *CodeMode
-	code     *toolcode.Executor
-	upstreamStatus   func() []UpstreamStatus
+	codeMode       *CodeMode
+	code           *toolcode.Executor
+	upstreamStatus func() []UpstreamStatus
 
 	mu          sync.Mutex
 	exposed     map[string]string // passthrough MCP name -> tool ID
