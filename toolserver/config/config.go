@@ -107,6 +107,8 @@ type Config struct {
 	Policy Policy `yaml:"policy"`
 	// Limits bound every call.
 	Limits Limits `yaml:"limits"`
+	// CodeMode configures the execute_code meta-tool.
+	CodeMode CodeMode `yaml:"codeMode"`
 	// Builtin configures the built-in tools.
 	Builtin Builtin `yaml:"builtin"`
 	// MCPServers are upstream MCP servers.
@@ -230,6 +232,40 @@ type Limits struct {
 	// AnswerBytes is the most bytes of one meta-tool answer (0: the
 	// default, 8 MiB).
 	AnswerBytes int `yaml:"answerBytes"`
+}
+
+// CodeMode configures code mode: the meta-tool execute_code, which runs a
+// JavaScript or TypeScript program that calls the catalogue's tools, and
+// the command `metatools exec`. The tools a program calls go through the
+// runner, so the policy applies to them as to run_tool.
+type CodeMode struct {
+	// Enabled offers execute_code to clients. It is off by default: a
+	// program may make many calls in one request, so a server whose tools
+	// are powerful turns it on knowingly. `metatools exec`, run by the
+	// user, does not need it.
+	Enabled bool `yaml:"enabled"`
+	// Timeout bounds a program whose request sets no timeout (0: 30s). It
+	// may not exceed Limits.WallTime.
+	Timeout Duration `yaml:"timeout"`
+	// Limits bound every program; a request may only lower them.
+	Limits CodeLimits `yaml:"limits"`
+}
+
+// CodeLimits bound one program of code mode; 0 takes the default.
+type CodeLimits struct {
+	// ToolCalls is the most tool calls of a program (0: 100); a step of
+	// a chain counts as one.
+	ToolCalls int `yaml:"toolCalls"`
+	// ChainSteps is the most steps of one chain (0: 20).
+	ChainSteps int `yaml:"chainSteps"`
+	// WallTime is the most time a program may run, however long a
+	// request asks for (0: 60s).
+	WallTime Duration `yaml:"wallTime"`
+	// OutputBytes is the most bytes a program returns and logs together
+	// (0: 1 MiB).
+	OutputBytes int `yaml:"outputBytes"`
+	// Concurrency is the most tool calls a program runs at once (0: 8).
+	Concurrency int `yaml:"concurrency"`
 }
 
 // Builtin configures the built-in tools.
@@ -589,6 +625,21 @@ func (c *Config) problems() []Problem {
 		{"answerBytes", int64(l.AnswerBytes)},
 	} {
 		nonNegative(keyPath{"limits", f.key}, f.v)
+	}
+	cm := c.CodeMode
+	nonNegative(keyPath{"codeMode", "timeout"}, int64(cm.Timeout))
+	for _, f := range []struct {
+		key string
+		v   int64
+	}{
+		{"toolCalls", int64(cm.Limits.ToolCalls)}, {"chainSteps", int64(cm.Limits.ChainSteps)}, {"wallTime", int64(cm.Limits.WallTime)},
+		{"outputBytes", int64(cm.Limits.OutputBytes)}, {"concurrency", int64(cm.Limits.Concurrency)},
+	} {
+		nonNegative(keyPath{"codeMode", "limits", f.key}, f.v)
+	}
+	if cm.Timeout > 0 && cm.Limits.WallTime > 0 && cm.Timeout > cm.Limits.WallTime {
+		add(keyPath{"codeMode", "timeout"}, "%v is more than limits.wallTime (%v), which bounds every program",
+			time.Duration(cm.Timeout), time.Duration(cm.Limits.WallTime))
 	}
 	h := c.Server.HTTP
 	nonNegative(keyPath{"server", "shutdownTimeout"}, int64(c.Server.ShutdownTimeout))

@@ -85,6 +85,9 @@ func TestExampleParses(t *testing.T) {
 	assert.Equal(t, config.Duration(30*time.Second), cfg.Server.HTTP.BodyReadTimeout)
 	assert.Equal(t, []string{"https://app.example.com"}, cfg.Server.HTTP.AllowedOrigins)
 	assert.Equal(t, config.Duration(10*time.Second), cfg.Server.ShutdownTimeout)
+	assert.False(t, cfg.CodeMode.Enabled, "code mode is off unless turned on")
+	assert.Equal(t, config.Duration(30*time.Second), cfg.CodeMode.Timeout)
+	assert.Equal(t, config.CodeLimits{ToolCalls: 100, ChainSteps: 20, WallTime: config.Duration(time.Minute), OutputBytes: 1 << 20, Concurrency: 8}, cfg.CodeMode.Limits)
 }
 
 func TestVariableForms(t *testing.T) {
@@ -201,6 +204,10 @@ func TestValidateChecks(t *testing.T) {
 			"mcpServers[0]: command, args and dir must not contain NUL bytes"},
 		{"http address", config.Config{Server: config.Server{HTTP: config.HTTP{Addr: "8080"}}}, `server.http.addr: "8080" is not HOST:PORT or :PORT`},
 		{"negative limit", config.Config{Limits: config.Limits{Retries: -1}}, "limits.retries: must not be negative"},
+		{"negative code limit", config.Config{CodeMode: config.CodeMode{Limits: config.CodeLimits{OutputBytes: -1}}},
+			"codeMode.limits.outputBytes: must not be negative"},
+		{"code timeout past the wall time", config.Config{CodeMode: config.CodeMode{Timeout: config.Duration(time.Minute), Limits: config.CodeLimits{WallTime: config.Duration(time.Second)}}},
+			"codeMode.timeout: 1m0s is more than limits.wallTime (1s)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
