@@ -14,7 +14,9 @@ import (
 	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/toolcode/javascript"
 	"github.com/metatools-go/metatools/tooldocs"
+	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
 )
 
 // ToolExecuteCode is the name of the code-mode meta-tool (see
@@ -54,9 +56,10 @@ func WithCodeMode(cfg CodeMode) Option {
 	return func(s *Server) { s.codeMode = &cfg }
 }
 
-// newCodeExecutor builds the executor of execute_code over the server's
-// catalogue.
-func (s *Server) newCodeExecutor(cfg CodeMode) *toolcode.Executor {
+// NewCodeExecutor returns the executor execute_code runs programs with: over
+// the tools of idx, documented by docs, run by runner, with cfg's engines,
+// timeout and limits. The metatools command runs `exec` with it.
+func NewCodeExecutor(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, cfg CodeMode) *toolcode.Executor {
 	engines := cfg.Engines
 	if engines == nil {
 		engines = []toolcode.Engine{javascript.New(), javascript.NewTypeScript()}
@@ -68,7 +71,7 @@ func (s *Server) newCodeExecutor(cfg CodeMode) *toolcode.Executor {
 	for _, e := range engines {
 		opts = append(opts, toolcode.WithEngine(e))
 	}
-	return toolcode.New(s.index, s.docs, s.runner, opts...)
+	return toolcode.New(idx, docs, runner, opts...)
 }
 
 type executeInput struct {
@@ -105,7 +108,7 @@ func (s *Server) addCodeMode() {
 	if s.codeMode == nil {
 		return
 	}
-	s.code = s.newCodeExecutor(*s.codeMode)
+	s.code = NewCodeExecutor(s.index, s.docs, s.runner, *s.codeMode)
 	languages := make([]any, 0, 2)
 	for _, l := range s.code.Engines().Languages() {
 		languages = append(languages, l)

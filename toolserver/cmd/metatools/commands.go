@@ -150,6 +150,9 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session
 	if cfg.Limits.Timeout > 0 {
 		srvOpts = append(srvOpts, toolserver.WithCallTimeout(time.Duration(cfg.Limits.Timeout)))
 	}
+	if cfg.CodeMode.Enabled {
+		srvOpts = append(srvOpts, toolserver.WithCodeMode(codeModeOf(cfg)))
+	}
 	srvOpts = append(srvOpts, toolserver.WithMaxChainSteps(cfg.Limits.ChainSteps), toolserver.WithMaxAnswerBytes(cfg.Limits.AnswerBytes),
 		toolserver.WithShutdownTimeout(shutdownTimeout(cfg)))
 	srv, err := cat.NewServer(srvOpts...)

@@ -11,6 +11,7 @@
 //	metatools run [--config FILE] [--out DIR] ID [JSON|@FILE|-]
 //	                                               run a tool
 //	metatools tools [--config FILE]                list the catalogue
+//	metatools exec [--config FILE] FILE|-          run a program calling tools (code mode)
 //	metatools config validate FILE                 check a configuration file
 //	metatools config import FILE                   print an MCP host's servers as a configuration
 //	metatools config example                       print a commented configuration
@@ -19,7 +20,7 @@
 //	metatools help [COMMAND]                       print the usage of metatools or of a command
 //
 // Without --config, the embedded default catalogue of built-in tools is
-// served. search, describe, run, tools, stats, config validate and version
+// served. search, describe, run, tools, exec, stats, config validate and version
 // take --json for output meant for scripts. Every command and subcommand
 // prints its own usage, flags and an example with -h or --help.
 //
@@ -103,6 +104,7 @@ Usage:
   metatools describe [--config FILE] [--level summary|schema|full] ID
   metatools run [--config FILE] [--backend ID] [--out DIR] ID [JSON | @FILE | -]
   metatools tools [--config FILE] [--namespace NS]
+  metatools exec [--config FILE] [--language L] [--timeout D] [--trace] FILE | -
   metatools config validate FILE
   metatools config import FILE
   metatools config example
@@ -110,7 +112,7 @@ Usage:
   metatools version
   metatools help [COMMAND]
 
-search, describe, run, tools, stats, config validate and version take --json
+search, describe, run, tools, exec, stats, config validate and version take --json
 for output meant for scripts. Without --config, the built-in tools are
 served. A configuration FILE may also be an MCP host's
 (claude_desktop_config.json, mcp.json), read as it is; "config import" prints
@@ -142,6 +144,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = env.runTool(ctx, rest)
 	case "tools":
 		err = env.tools(ctx, rest)
+	case "exec":
+		err = env.exec(ctx, rest)
 	case "config":
 		err = env.config(rest)
 	case "stats":

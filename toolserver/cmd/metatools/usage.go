@@ -47,6 +47,14 @@ var commandDocs = map[string]commandDoc{
 			"with --out. A tool's failure exits 1.",
 		example: `metatools run math:eval '{"expression": "2^10 + sqrt(16)"}'`,
 	},
+	"exec": {
+		args: "FILE | -",
+		summary: "Run a JavaScript or TypeScript program that calls the catalogue's tools (code mode), as the\n" +
+			"execute_code meta-tool does, within codeMode's limits (codeMode.enabled need not be set).\n" +
+			"The program calls await tools.<namespace>.<name>(args), tools.search(query), tools.run(id, args);\n" +
+			"its value is printed on stdout, its console.log lines on stderr. A failed program exits 1.",
+		example: `echo 'return (await tools.math.eval({expression: "6*7"}))' | metatools exec --trace -`,
+	},
 	"tools": {
 		summary: "List every tool of the catalogue, or of one namespace.",
 		example: "metatools tools --namespace time",

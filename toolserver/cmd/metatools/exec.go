@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolcode"
+	"github.com/metatools-go/metatools/toolserver"
+	"github.com/metatools-go/metatools/toolserver/config"
+)
+
+// codeModeOf returns the code mode of a configuration.
+func codeModeOf(cfg *config.Config) toolserver.CodeMode {
+	cm := cfg.CodeMode
+	return toolserver.CodeMode{
+		Timeout: time.Duration(cm.Timeout),
+		Limits: toolcode.Limits{
+			ToolCalls: cm.Limits.ToolCalls, ChainSteps: cm.Limits.ChainSteps, WallTime: time.Duration(cm.Limits.WallTime),
+			OutputBytes: cm.Limits.OutputBytes, Concurrency: cm.Limits.Concurrency,
+		},
+	}
+}
+
+// execOutput is what `exec --json` prints.
+type execOutput struct {
+	// Value is the program's value; absent when it failed.
+	Value json.RawMessage `json:"value,omitempty"`
+	// Logs are the lines it logged.
+	Logs []string `json:"logs,omitempty"`
+	// Trace lists its tool calls.
+	Trace []toolcode.TraceEntry `json:"trace,omitempty"`
+	// Error is its failure.
+	Error *runError `json:"error,omitempty"`
+	// DurationMs is the time it took, in milliseconds.
+	DurationMs int64 `json:"durationMs"`
+}
+
+func (e *env) exec(ctx context.Context, args []string) error {
+	fs := e.flags("exec")
+	var c common
+	c.register(fs)
+	language := fs.String("language", "", "`language` of the program: javascript or typescript (default: typescript for a .ts or .mts file, else javascript)")
+	timeout := fs.Duration("timeout", 0, "bound on the program (0: codeMode.timeout, by default 30s)")
+	trace := fs.Bool("trace", false, "print the program's tool calls on stderr")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("exec needs one program: a FILE, or - to read it from standard input")
+	}
+	if *timeout < 0 {
+		return usagef("--timeout must not be negative")
+	}
+	var code []byte
+	if rest[0] == "-" {
+		code, err = io.ReadAll(e.stdin)
+	} else {
+		code, err = os.ReadFile(rest[0])
+	}
+	if err != nil {
+		return usagef("read the program: %v", err)
+	}
+	lang := *language
+	if lang == "" {
+		lang = "javascript"
+		if ext := filepath.Ext(rest[0]); ext == ".ts" || ext == ".mts" {
+			lang = "typescript"
+		}
+	}
+	s, err := e.openReady(ctx, c, slog.LevelWarn)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	x := toolserver.NewCodeExecutor(s.cat.Index, s.cat.Docs, s.cat.Runner, codeModeOf(s.cfg))
+	if _, err := x.Engines().Get(lang); err != nil {
+		return usagef("--language %q: javascript or typescript", lang)
+	}
+	res, runErr := x.Execute(ctx, toolcode.ExecuteParams{Language: lang, Code: string(code), Timeout: *timeout})
+	if c.json {
+		out := execOutput{Value: res.Value, Logs: res.Logs, Trace: res.Trace, DurationMs: res.Duration.Milliseconds()}
+		if runErr != nil {
+			out.Error = &runError{Code: errors.CodeOf(runErr), Message: runErr.Error()}
+		}
+		if err := e.printJSON(out); err != nil {
+			return err
+		}
+		if runErr != nil {
+			return reportedError{exitFailure}
+		}
+		return nil
+	}
+	for _, line := range res.Logs {
+		fmt.Fprintln(e.stderr, line)
+	}
+	if *trace {
+		e.printTrace(res.Trace)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	var value any
+	if err := json.Unmarshal(res.Value, &value); err != nil {
+		return err
+	}
+	return e.printValue(value)
+}
+
+// printTrace shows a program's tool calls on stderr, one line each.
+func (e *env) printTrace(trace []toolcode.TraceEntry) {
+	for _, t := range trace {
+		outcome := "ok"
+		if !t.OK {
+			outcome = "error " + string(t.ErrorCode)
+		}
+		var backend string
+		if t.Backend != "" {
+			backend = " on " + t.Backend
+		}
+		fmt.Fprintf(e.stderr, "  call %s%s: %s, %v\n", t.ToolID, backend, outcome, t.Duration.Round(time.Microsecond))
+		if t.Error != "" && !strings.Contains(outcome, t.Error) {
+			fmt.Fprintf(e.stderr, "    %s\n", t.Error)
+		}
+	}
+}
