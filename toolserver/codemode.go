@@ -117,7 +117,8 @@ func (s *Server) addCodeMode() {
 		Description: executeDescription},
 		func(in, out *jsonschema.Schema) {
 			in.Properties["language"].Enum = languages
-			out.Properties["value"] = &jsonschema.Schema{}
+			// Any JSON; a schema of true is refused by some clients.
+			out.Properties["value"] = &jsonschema.Schema{Description: "what the program returned"}
 		}, s.executeCode)
 }
 

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// codeModeConfig writes a configuration with code mode on and
+// server-everything as an upstream.
+func codeModeConfig(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "metatools.yaml")
+	cfg := fmt.Sprintf("codeMode:\n  enabled: true\nmcpServers:\n  - name: everything\n    command: node\n    args: [%q, stdio]\n", everythingServer(t))
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+	return path
+}
+
+// codeModeReport is what testdata/codemode/client.mjs prints.
+type codeModeReport struct {
+	ListBytes        int  `json:"listBytes"`
+	ExecuteCodeBytes int  `json:"executeCodeBytes"`
+	DescribeFormat   bool `json:"describeFormat"`
+	Result           struct {
+		IsError    bool `json:"isError"`
+		Structured struct {
+			Value json.RawMessage `json:"value"`
+			Logs  []string        `json:"logs"`
+			Trace []struct {
+				Tool string `json:"tool"`
+				OK   bool   `json:"ok"`
+			} `json:"trace"`
+		} `json:"structured"`
+		Read struct{ Text, All int } `json:"read"`
+	} `json:"result"`
+	Declaration string `json:"declaration"`
+	Failure     struct {
+		IsError bool           `json:"isError"`
+		Meta    map[string]any `json:"meta"`
+	} `json:"failure"`
+	RunToolRead   struct{ Text, All int } `json:"runToolRead"`
+	RunToolErrors int                     `json:"runToolErrors"`
+}
+
+// wantSummary is the value of testdata/codemode/summary.ts.
+const wantSummary = `{"found":true,"documented":"everything:get-sum","sums":[11,22,33,44,55],"bigEvals":[6,256]}`
+
+// TestCodeModeThroughServe runs a TypeScript program that searches,
+// describes and runs ten tools at once (built-in ones and those of a real
+// MCP upstream) through execute_code, with the official TypeScript SDK's
+// client talking to `metatools serve` over stdio; then the same ten calls
+// through run_tool, to compare what each path makes the agent read.
+func TestCodeModeThroughServe(t *testing.T) {
+	modules, err := filepath.Abs(e2eModules)
+	require.NoError(t, err)
+	npmFile(t, "@modelcontextprotocol", "sdk", "dist", "esm", "client", "index.js")
+	program, err := filepath.Abs(filepath.Join("testdata", "codemode", "summary.ts"))
+	require.NoError(t, err)
+	cmd := exec.Command("node", filepath.Join("testdata", "codemode", "client.mjs"), modules, binary, codeModeConfig(t), program)
+	cmd.Stderr = &testWriter{t: t}
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	var r codeModeReport
+	require.NoError(t, json.Unmarshal(out, &r), string(out))
+
+	require.False(t, r.Result.IsError, "%+v", r.Result)
+	assert.JSONEq(t, wantSummary, string(r.Result.Structured.Value))
+	assert.Equal(t, []string{"ran 10 calls"}, r.Result.Structured.Logs)
+	require.Len(t, r.Result.Structured.Trace, 10)
+	tools := map[string]int{}
+	for _, c := range r.Result.Structured.Trace {
+		assert.True(t, c.OK, c.Tool)
+		tools[c.Tool]++
+	}
+	assert.Equal(t, map[string]int{"everything:get-sum": 5, "math:eval": 5}, tools)
+
+	assert.True(t, r.DescribeFormat)
+	assert.Contains(t, r.Declaration, `"get-sum"(args: EverythingGetSumArgs)`)
+	assert.True(t, r.Failure.IsError)
+	assert.Contains(t, r.Failure.Meta, "dev.metatools/error")
+	assert.Contains(t, r.Failure.Meta, "dev.metatools/trace")
+	assert.Zero(t, r.RunToolErrors)
+
+	codeRead := r.ExecuteCodeBytes + r.Result.Read.Text
+	t.Logf("tools/list: %d bytes, of which execute_code %d", r.ListBytes, r.ExecuteCodeBytes)
+	t.Logf("10 calls, code mode: execute_code definition %d + result %d (text; %d with structured content) = %d bytes",
+		r.ExecuteCodeBytes, r.Result.Read.Text, r.Result.Read.All, codeRead)
+	t.Logf("10 calls, meta-tools: 10 run_tool results %d bytes (text; %d with structured content)", r.RunToolRead.Text, r.RunToolRead.All)
+}
+
+// TestExecCommand runs the same program with `metatools exec`.
+func TestExecCommand(t *testing.T) {
+	program := filepath.Join("testdata", "codemode", "summary.ts")
+	cmd := exec.Command(binary, "exec", "--config", codeModeConfig(t), "--trace", program)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, stderr.String())
+	assert.JSONEq(t, wantSummary, string(out))
+	assert.Contains(t, stderr.String(), "ran 10 calls")
+	assert.Equal(t, 5, strings.Count(stderr.String(), "call everything:get-sum on mcp:everything: ok"), stderr.String())
+	assert.Equal(t, 5, strings.Count(stderr.String(), "call math:eval on local:builtin.math:eval: ok"), stderr.String())
+
+	// A failed program exits 1, after its logs; --json says why.
+	bad := filepath.Join(t.TempDir(), "bad.js")
+	require.NoError(t, os.WriteFile(bad, []byte(`console.log("start"); await tools.math.eval({expression: "1/"})`), 0o600))
+	cmd = exec.Command(binary, "exec", "--json", bad)
+	out, err = cmd.Output()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, exitFailure, exit.ExitCode())
+	var res execOutput
+	require.NoError(t, json.Unmarshal(out, &res), string(out))
+	require.NotNil(t, res.Error)
+	assert.Equal(t, []string{"start"}, res.Logs)
+	require.Len(t, res.Trace, 1)
+	assert.False(t, res.Trace[0].OK)
+}
