@@ -11,7 +11,11 @@
 //   - list_tool_examples: sample calls;
 //   - run_tool: run a tool by ID, on whichever backend serves it, with
 //     progress forwarded to the client;
-//   - run_chain: run tools in sequence, passing each result to the next.
+//   - run_chain: run tools in sequence, passing each result to the next;
+//   - execute_code, with [WithCodeMode] (off by default): run a JavaScript
+//     or TypeScript program that calls many tools and returns only what
+//     the agent needs (code mode, on the toolcode module); describe_tool
+//     then also gives a tool's TypeScript declaration.
 //
 // A [Server] is built from the three lower layers: a toolindex.Index that
 // holds the catalogue, a tooldocs store that documents it and a

@@ -4,18 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/toolserver"
 )
 
 // metaToolNames are the meta-tools a fuzzed call picks from.
 var metaToolNames = []string{
 	toolserver.ToolSearch, toolserver.ToolNamespaces, toolserver.ToolDescribe,
-	toolserver.ToolExamples, toolserver.ToolRun, toolserver.ToolRunChain,
+	toolserver.ToolExamples, toolserver.ToolRun, toolserver.ToolRunChain, toolserver.ToolExecuteCode,
 }
 
 // requireMetaToolAnswer checks the answer to a meta-tool call: always a
@@ -58,11 +60,18 @@ func FuzzMetaToolArguments(f *testing.F) {
 		{5, `{"steps": null}`},
 		{5, `null`},
 		{5, `[1, 2]`},
+		{6, `{"code": "return (await tools.github.create_issue({title: 'a'})).number"}`},
+		{6, `{"code": "const x: number = 1; x", "language": "typescript", "timeout": "1s"}`},
+		{6, `{"code": "while (true) {}", "timeout": "10ms"}`},
+		{6, `{"code": "return {", "language": "cobol"}`},
+		{6, `{"code": "console.log('x'.repeat(10000))"}`},
+		{2, `{"id": "github:create_issue", "format": "typescript"}`},
 	} {
 		f.Add(seed.tool, []byte(seed.args))
 	}
 	c := newCatalogue(f)
-	cs := connect(f, c.server(), nil)
+	cs := connect(f, c.server(toolserver.WithCodeMode(toolserver.CodeMode{Timeout: 200 * time.Millisecond,
+		Limits: toolcode.Limits{ToolCalls: 5, OutputBytes: 4096, WallTime: time.Second}})), nil)
 	f.Fuzz(func(t *testing.T, tool uint8, args []byte) {
 		if !json.Valid(args) {
 			// A client cannot send what is not JSON.
