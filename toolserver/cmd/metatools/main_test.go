@@ -255,3 +255,42 @@ func TestHostConfigIsReadAsItIs(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, `mcpServers "x": unknown field "comand"`)
 }
+
+func TestExec(t *testing.T) {
+	dir := t.TempDir()
+	ts := filepath.Join(dir, "prog.ts")
+	require.NoError(t, os.WriteFile(ts, []byte(`const n: number = (await tools.math.eval({expression: "2^10"})).value; console.log("n", n); n + 1`), 0o600))
+	cfg := filepath.Join(dir, "metatools.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("codeMode: {limits: {toolCalls: 1}}\n"), 0o600))
+
+	tests := []struct {
+		name           string
+		stdin          string
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{"typescript file", "", []string{"exec", "--trace", ts}, exitOK, "1025\n", "n 1024\n  call math:eval on local:builtin.math:eval: ok"},
+		{"standard input", `return "hello"`, []string{"exec", "-"}, exitOK, "hello\n", ""},
+		{"language flag", `const x: string = "typed"; x`, []string{"exec", "--language", "typescript", "-"}, exitOK, "typed\n", ""},
+		{"syntax error", `return {`, []string{"exec", "-"}, exitFailure, "", "syntax error"},
+		{"limit of the configuration", `await tools.time.now({}); await tools.time.now({})`, []string{"exec", "--config", cfg, "-"},
+			exitFailure, "", "tool_calls limit reached (1)"},
+		{"timeout", `while (true) {}`, []string{"exec", "--timeout", "20ms", "-"}, exitFailure, "", "wall_time"},
+		{"no program", "", []string{"exec"}, exitUsage, "", "exec needs one program"},
+		{"two programs", "", []string{"exec", "a", "b"}, exitUsage, "", "exec needs one program"},
+		{"missing file", "", []string{"exec", filepath.Join(dir, "none.js")}, exitUsage, "", "read the program"},
+		{"unknown language", "1", []string{"exec", "--language", "cobol", "-"}, exitUsage, "", `--language "cobol"`},
+		{"negative timeout", "1", []string{"exec", "--timeout", "-1s", "-"}, exitUsage, "", "--timeout must not be negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, tt.stdin, tt.args...)
+			assert.Equal(t, tt.code, code, stderr)
+			if tt.stdout != "" {
+				assert.Equal(t, tt.stdout, stdout)
+			}
+			assert.Contains(t, stderr, tt.stderr)
+		})
+	}
+}

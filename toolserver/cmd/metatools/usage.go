@@ -53,7 +53,7 @@ var commandDocs = map[string]commandDoc{
 			"execute_code meta-tool does, within codeMode's limits (codeMode.enabled need not be set).\n" +
 			"The program calls await tools.<namespace>.<name>(args), tools.search(query), tools.run(id, args);\n" +
 			"its value is printed on stdout, its console.log lines on stderr. A failed program exits 1.",
-		example: `echo 'return (await tools.math.eval({expression: "6*7"}))' | metatools exec --trace -`,
+		example: `metatools exec --trace - <<< 'return await tools.math.eval({expression: "6*7"})'`,
 	},
 	"tools": {
 		summary: "List every tool of the catalogue, or of one namespace.",

@@ -24,6 +24,7 @@ var everyCommand = []struct {
 	{"describe", true},
 	{"run", true},
 	{"tools", true},
+	{"exec", true},
 	{"config", false},
 	{"config validate", true},
 	{"config import", false},
@@ -128,6 +129,10 @@ func TestJSONOutputs(t *testing.T) {
 	require.NoError(t, os.WriteFile(good, []byte("mcpServers: [{name: a, command: x}]\n"), 0o600))
 	bad := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("mcpServers: [{name: a}]\n"), 0o600))
+	prog := filepath.Join(dir, "prog.js")
+	require.NoError(t, os.WriteFile(prog, []byte(`return await tools.math.eval({expression: "6*7"})`), 0o600))
+	failing := filepath.Join(dir, "failing.js")
+	require.NoError(t, os.WriteFile(failing, []byte(`console.log("before"); throw new Error("no")`), 0o600))
 	tests := []struct {
 		args []string
 		code int
@@ -140,6 +145,8 @@ func TestJSONOutputs(t *testing.T) {
 		{[]string{"run", "--json", "math:eval", `{"expression": "6*7"}`}, exitOK, `{"id": "math:eval", "result": {"value": 42}}`},
 		{[]string{"run", "--json", "math:eval", `{"expression": "1/0"}`}, exitFailure, `{"id": "math:eval"}`},
 		{[]string{"tools", "--json"}, exitOK, ""},
+		{[]string{"exec", "--json", prog}, exitOK, `{"value": {"value": 42}}`},
+		{[]string{"exec", "--json", failing}, exitFailure, `{"logs": ["before"]}`},
 		{[]string{"stats", "--json"}, exitOK, ""},
 		{[]string{"config", "validate", "--json", good}, exitOK, `{"valid": true, "mcpServers": 1, "openapi": 0, "grpc": 0, "builtin": true}`},
 		{[]string{"config", "validate", bad, "--json"}, exitUsage, `{"valid": false}`},
