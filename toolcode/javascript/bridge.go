@@ -1,0 +1,191 @@
+package javascript
+
+import (
+	"strconv"
+
+	"github.com/dop251/goja"
+
+	"github.com/metatools-go/metatools/errors"
+)
+
+// install defines the globals tools and console, in Go: the tools object
+// and its namespaces are proxies whose traps are Go functions, and every
+// method is a native function, so that starting an execution builds a
+// handful of objects and touches none of the runtime's lazily built
+// globals (Map, Proxy, JSON) it does not need.
+func (r *run) install() error {
+	vm := r.vm
+	// The Error constructor of the runtime, before the program may
+	// replace the global: failed calls reject with its errors.
+	r.errorCtor = vm.Get("Error")
+	base := vm.NewObject()
+	methods := []struct {
+		name string
+		fn   func(goja.FunctionCall) goja.Value
+	}{
+		{"run", r.jsRun},
+		{"search", r.jsSearch},
+		{"namespaces", r.jsNamespaces},
+		{"describe", r.jsDescribe},
+		{"examples", r.jsExamples},
+		{"chain", r.jsChain},
+		{"ns", func(c goja.FunctionCall) goja.Value { return r.namespace(c.Argument(0).String()) }},
+		{"log", r.jsLog},
+	}
+	for _, m := range methods {
+		if err := base.DefineDataProperty(m.name, vm.ToValue(m.fn), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+			return err
+		}
+	}
+	tools := vm.NewProxy(base, readOnly(func(name string) goja.Value {
+		if v := base.Get(name); v != nil {
+			return v
+		}
+		if name == "then" {
+			// tools is not a promise: awaiting it yields it.
+			return goja.Undefined()
+		}
+		return r.namespace(name)
+	}))
+	if err := vm.Set("tools", tools); err != nil {
+		return err
+	}
+	console := vm.NewObject()
+	log := vm.ToValue(r.jsLog)
+	for _, name := range []string{"log", "info", "warn", "error", "debug"} {
+		if err := console.DefineDataProperty(name, log, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+			return err
+		}
+	}
+	return vm.Set("console", console)
+}
+
+// namespace returns the object of a namespace: called, it runs the tool
+// named like the namespace (a tool without namespace); its properties are
+// the namespace's tools. Namespaces and their tool functions are made once
+// per name, so a program calling a tool in a loop allocates nothing for
+// the lookup.
+func (r *run) namespace(ns string) goja.Value {
+	if v, ok := r.namespaces[ns]; ok {
+		return v
+	}
+	target := r.vm.ToValue(func(c goja.FunctionCall) goja.Value { return r.runTool(ns, c.Argument(0)) }).(*goja.Object)
+	proxy := r.vm.ToValue(r.vm.NewProxy(target, readOnly(func(name string) goja.Value {
+		if name == "then" {
+			return goja.Undefined()
+		}
+		return r.toolFunc(ns + ":" + name)
+	})))
+	r.namespaces[ns] = proxy
+	return proxy
+}
+
+// readOnly returns the traps of a proxy whose properties get answers, and
+// that cannot be changed. Symbols name nothing.
+func readOnly(get func(name string) goja.Value) *goja.ProxyTrapConfig {
+	return &goja.ProxyTrapConfig{
+		Get:               func(_ *goja.Object, name string, _ goja.Value) goja.Value { return get(name) },
+		GetIdx:            func(_ *goja.Object, i int, _ goja.Value) goja.Value { return get(strconv.Itoa(i)) },
+		GetSym:            func(*goja.Object, *goja.Symbol, goja.Value) goja.Value { return goja.Undefined() },
+		Set:               func(*goja.Object, string, goja.Value, goja.Value) bool { return false },
+		SetIdx:            func(*goja.Object, int, goja.Value, goja.Value) bool { return false },
+		SetSym:            func(*goja.Object, *goja.Symbol, goja.Value, goja.Value) bool { return false },
+		DeleteProperty:    func(*goja.Object, string) bool { return false },
+		DeletePropertyIdx: func(*goja.Object, int) bool { return false },
+		DeletePropertySym: func(*goja.Object, *goja.Symbol) bool { return false },
+		DefineProperty:    func(*goja.Object, string, goja.PropertyDescriptor) bool { return false },
+		DefinePropertyIdx: func(*goja.Object, int, goja.PropertyDescriptor) bool { return false },
+		DefinePropertySym: func(*goja.Object, *goja.Symbol, goja.PropertyDescriptor) bool { return false },
+		SetPrototypeOf:    func(*goja.Object, *goja.Object) bool { return false },
+	}
+}
+
+// toolFunc returns the function that runs the tool id.
+func (r *run) toolFunc(id string) goja.Value {
+	if v, ok := r.toolFuncs[id]; ok {
+		return v
+	}
+	v := r.vm.ToValue(func(c goja.FunctionCall) goja.Value { return r.runTool(id, c.Argument(0)) })
+	r.toolFuncs[id] = v
+	return v
+}
+
+// argString is String(v), with a default for undefined.
+func argString(v goja.Value, def string) string {
+	if v == nil || goja.IsUndefined(v) {
+		return def
+	}
+	return v.String()
+}
+
+func (r *run) jsRun(c goja.FunctionCall) goja.Value {
+	return r.runTool(c.Argument(0).String(), c.Argument(1))
+}
+
+// runTool queues a call of tools.run. Arguments that are not JSON (a
+// cycle, a BigInt) throw at once, as JSON.stringify would.
+func (r *run) runTool(id string, args goja.Value) goja.Value {
+	var a any = map[string]any{}
+	if args != nil && !goja.IsUndefined(args) {
+		a = r.toGo(args)
+	}
+	return r.hostCall(call{op: "run", id: id, args: a})
+}
+
+func (r *run) jsSearch(c goja.FunctionCall) goja.Value {
+	return r.hostCall(call{op: "search", id: argString(c.Argument(0), ""), args: r.toGo(c.Argument(1))})
+}
+
+func (r *run) jsNamespaces(goja.FunctionCall) goja.Value {
+	return r.hostCall(call{op: "namespaces"})
+}
+
+func (r *run) jsDescribe(c goja.FunctionCall) goja.Value {
+	return r.hostCall(call{op: "describe", id: c.Argument(0).String(), args: argString(c.Argument(1), "schema")})
+}
+
+func (r *run) jsExamples(c goja.FunctionCall) goja.Value {
+	return r.hostCall(call{op: "examples", id: c.Argument(0).String(), args: r.toGo(c.Argument(1))})
+}
+
+func (r *run) jsChain(c goja.FunctionCall) goja.Value {
+	return r.hostCall(call{op: "chain", args: r.toGo(c.Argument(0))})
+}
+
+// jsLog is console.log: its arguments, strings as they are and other
+// values as JSON (or String(value) when they have none), joined by
+// spaces. It throws when the output limit is reached.
+func (r *run) jsLog(c goja.FunctionCall) goja.Value {
+	var line []byte
+	for i, a := range c.Arguments {
+		if i > 0 {
+			line = append(line, ' ')
+		}
+		line = append(line, r.show(a)...)
+	}
+	if err := r.prog.Tools.Log(r.ctx, string(line)); err != nil {
+		panic(r.jsError(err))
+	}
+	return goja.Undefined()
+}
+
+// show is how console.log prints one value.
+func (r *run) show(v goja.Value) string {
+	if goja.IsString(v) {
+		return v.String()
+	}
+	s, ok, err := r.stringify(v)
+	if err != nil {
+		var ex *goja.Exception
+		if !errors.As(err, &ex) {
+			// The interrupt and the stack bound are not the program's
+			// to catch.
+			panic(err)
+		}
+		return v.String()
+	}
+	if !ok {
+		return v.String()
+	}
+	return s
+}
