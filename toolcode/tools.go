@@ -269,7 +269,7 @@ func (e *env) mask(id string, args map[string]any) json.RawMessage {
 	if e.masker != nil {
 		shown = e.masker.Mask(id, args)
 	}
-	b, err := json.Marshal(shown)
+	b, err := marshalJSON(shown)
 	if err != nil {
 		return json.RawMessage(`"(arguments not representable as JSON)"`)
 	}
@@ -285,7 +285,7 @@ func (e *env) record(entry TraceEntry, begin time.Time, res *toolrun.RunResult, 
 func (e *env) fill(entry *TraceEntry, res *toolrun.RunResult, err error) {
 	if res != nil {
 		entry.Backend = res.Backend.Identity()
-		if b, merr := json.Marshal(res.Structured); merr == nil {
+		if b, merr := marshalJSON(res.Structured); merr == nil {
 			entry.ResultBytes = len(b)
 		}
 	}

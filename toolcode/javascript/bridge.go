@@ -18,27 +18,29 @@ func (r *run) install() error {
 	// The Error constructor of the runtime, before the program may
 	// replace the global: failed calls reject with its errors.
 	r.errorCtor = vm.Get("Error")
-	base := vm.NewObject()
-	methods := []struct {
-		name string
-		fn   func(goja.FunctionCall) goja.Value
-	}{
-		{"run", r.jsRun},
-		{"search", r.jsSearch},
-		{"namespaces", r.jsNamespaces},
-		{"describe", r.jsDescribe},
-		{"examples", r.jsExamples},
-		{"chain", r.jsChain},
-		{"ns", func(c goja.FunctionCall) goja.Value { return r.namespace(c.Argument(0).String()) }},
-		{"log", r.jsLog},
+	// The methods are made when the program first reads them: most
+	// programs use one or two.
+	methods := map[string]func(goja.FunctionCall) goja.Value{
+		"run":        r.jsRun,
+		"search":     r.jsSearch,
+		"namespaces": r.jsNamespaces,
+		"describe":   r.jsDescribe,
+		"examples":   r.jsExamples,
+		"chain":      r.jsChain,
+		"ns":         func(c goja.FunctionCall) goja.Value { return r.namespace(c.Argument(0).String()) },
+		"log":        r.jsLog,
 	}
-	for _, m := range methods {
-		if err := base.DefineDataProperty(m.name, vm.ToValue(m.fn), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
-			return err
+	made := map[string]goja.Value{}
+	tools := vm.NewProxy(vm.NewObject(), readOnly(func(name string) goja.Value {
+		if v, ok := made[name]; ok {
+			return v
 		}
-	}
-	tools := vm.NewProxy(base, readOnly(func(name string) goja.Value {
-		if v := base.Get(name); v != nil {
+		if fn, ok := methods[name]; ok {
+			v := r.logFunc()
+			if name != "log" {
+				v = vm.ToValue(fn)
+			}
+			made[name] = v
 			return v
 		}
 		if name == "then" {
@@ -50,14 +52,22 @@ func (r *run) install() error {
 	if err := vm.Set("tools", tools); err != nil {
 		return err
 	}
-	console := vm.NewObject()
-	log := vm.ToValue(r.jsLog)
-	for _, name := range []string{"log", "info", "warn", "error", "debug"} {
-		if err := console.DefineDataProperty(name, log, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
-			return err
+	console := vm.NewProxy(vm.NewObject(), readOnly(func(name string) goja.Value {
+		switch name {
+		case "log", "info", "warn", "error", "debug":
+			return r.logFunc()
 		}
-	}
+		return goja.Undefined()
+	}))
 	return vm.Set("console", console)
+}
+
+// logFunc returns console.log, made on first use.
+func (r *run) logFunc() goja.Value {
+	if r.logFn == nil {
+		r.logFn = r.vm.ToValue(r.jsLog)
+	}
+	return r.logFn
 }
 
 // namespace returns the object of a namespace: called, it runs the tool
@@ -69,12 +79,19 @@ func (r *run) namespace(ns string) goja.Value {
 	if v, ok := r.namespaces[ns]; ok {
 		return v
 	}
+	fns := map[string]goja.Value{}
 	target := r.vm.ToValue(func(c goja.FunctionCall) goja.Value { return r.runTool(ns, c.Argument(0)) }).(*goja.Object)
 	proxy := r.vm.ToValue(r.vm.NewProxy(target, readOnly(func(name string) goja.Value {
+		if v, ok := fns[name]; ok {
+			return v
+		}
 		if name == "then" {
 			return goja.Undefined()
 		}
-		return r.toolFunc(ns + ":" + name)
+		id := ns + ":" + name
+		v := r.vm.ToValue(func(c goja.FunctionCall) goja.Value { return r.runTool(id, c.Argument(0)) })
+		fns[name] = v
+		return v
 	})))
 	r.namespaces[ns] = proxy
 	return proxy
@@ -98,16 +115,6 @@ func readOnly(get func(name string) goja.Value) *goja.ProxyTrapConfig {
 		DefinePropertySym: func(*goja.Object, *goja.Symbol, goja.PropertyDescriptor) bool { return false },
 		SetPrototypeOf:    func(*goja.Object, *goja.Object) bool { return false },
 	}
-}
-
-// toolFunc returns the function that runs the tool id.
-func (r *run) toolFunc(id string) goja.Value {
-	if v, ok := r.toolFuncs[id]; ok {
-		return v
-	}
-	v := r.vm.ToValue(func(c goja.FunctionCall) goja.Value { return r.runTool(id, c.Argument(0)) })
-	r.toolFuncs[id] = v
-	return v
 }
 
 // argString is String(v), with a default for undefined.

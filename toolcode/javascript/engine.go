@@ -106,7 +106,7 @@ type run struct {
 	goErrs  map[*goja.Object]error
 
 	namespaces map[string]goja.Value // the objects of tools.<namespace>
-	toolFuncs  map[string]goja.Value // the functions of tools.<namespace>.<name>
+	logFn      goja.Value             // console.log, once made
 	jsonFns    map[string]goja.Callable
 	errorCtor  goja.Value
 }
@@ -122,7 +122,7 @@ func newRun(ctx context.Context, e *Engine, prog toolcode.Program, pos *position
 	return &run{
 		ctx: ctx, cancel: cancel, vm: vm, prog: prog, pos: pos, limit: limit, stack: e.maxStack,
 		jobs: make(chan func() error), stopped: make(chan struct{}),
-		goErrs: map[*goja.Object]error{}, namespaces: map[string]goja.Value{}, toolFuncs: map[string]goja.Value{},
+		goErrs: map[*goja.Object]error{}, namespaces: map[string]goja.Value{},
 	}
 }
 
