@@ -106,7 +106,7 @@ type run struct {
 	goErrs  map[*goja.Object]error
 
 	namespaces map[string]goja.Value // the objects of tools.<namespace>
-	logFn      goja.Value             // console.log, once made
+	logFn      goja.Value            // console.log, once made
 	jsonFns    map[string]goja.Callable
 	errorCtor  goja.Value
 }
