@@ -15,39 +15,43 @@ import (
 // globals (Map, Proxy, JSON) it does not need.
 func (r *run) install() error {
 	vm := r.vm
-	// The Error constructor of the runtime, before the program may
-	// replace the global: failed calls reject with its errors.
-	r.errorCtor = vm.Get("Error")
 	// The methods are made when the program first reads them: most
 	// programs use one or two.
-	methods := map[string]func(goja.FunctionCall) goja.Value{
-		"run":        r.jsRun,
-		"search":     r.jsSearch,
-		"namespaces": r.jsNamespaces,
-		"describe":   r.jsDescribe,
-		"examples":   r.jsExamples,
-		"chain":      r.jsChain,
-		"ns":         func(c goja.FunctionCall) goja.Value { return r.namespace(c.Argument(0).String()) },
-		"log":        r.jsLog,
-	}
-	made := map[string]goja.Value{}
+	var made map[string]goja.Value
 	tools := vm.NewProxy(vm.NewObject(), readOnly(func(name string) goja.Value {
 		if v, ok := made[name]; ok {
 			return v
 		}
-		if fn, ok := methods[name]; ok {
-			v := r.logFunc()
-			if name != "log" {
-				v = vm.ToValue(fn)
-			}
-			made[name] = v
-			return v
-		}
-		if name == "then" {
+		var fn func(goja.FunctionCall) goja.Value
+		switch name {
+		case "run":
+			fn = r.jsRun
+		case "search":
+			fn = r.jsSearch
+		case "namespaces":
+			fn = r.jsNamespaces
+		case "describe":
+			fn = r.jsDescribe
+		case "examples":
+			fn = r.jsExamples
+		case "chain":
+			fn = r.jsChain
+		case "ns":
+			fn = func(c goja.FunctionCall) goja.Value { return r.namespace(c.Argument(0).String()) }
+		case "log":
+			return r.logFunc()
+		case "then":
 			// tools is not a promise: awaiting it yields it.
 			return goja.Undefined()
+		default:
+			return r.namespace(name)
 		}
-		return r.namespace(name)
+		if made == nil {
+			made = map[string]goja.Value{}
+		}
+		v := r.native(name, fn)
+		made[name] = v
+		return v
 	}))
 	if err := vm.Set("tools", tools); err != nil {
 		return err
@@ -65,9 +69,41 @@ func (r *run) install() error {
 // logFunc returns console.log, made on first use.
 func (r *run) logFunc() goja.Value {
 	if r.logFn == nil {
-		r.logFn = r.vm.ToValue(r.jsLog)
+		r.logFn = r.native("log", r.jsLog)
 	}
 	return r.logFn
+}
+
+// factorySource makes, from the host's native call(id, args), the
+// function of one tool: a closure is far cheaper to make than a native
+// function, which goja names by looking its Go code up.
+const factorySource = `(function (call) {
+	"use strict";
+	return (id) => (args) => call(id, args);
+})`
+
+var factory = goja.MustCompile("tools.js", factorySource, true)
+
+// toolFunc returns a function that runs the tool id.
+func (r *run) toolFunc(id string) goja.Value {
+	if r.mkTool == nil {
+		fv, err := r.vm.RunProgram(factory)
+		if err != nil {
+			panic(r.throwable(err))
+		}
+		fn, _ := goja.AssertFunction(fv)
+		call := r.vm.ToValue(func(c goja.FunctionCall) goja.Value { return r.runTool(c.Argument(0).String(), c.Argument(1)) })
+		mk, err := fn(goja.Undefined(), call)
+		if err != nil {
+			panic(r.throwable(err))
+		}
+		r.mkTool, _ = goja.AssertFunction(mk)
+	}
+	v, err := r.mkTool(goja.Undefined(), r.vm.ToValue(id))
+	if err != nil {
+		panic(r.throwable(err))
+	}
+	return v
 }
 
 // namespace returns the object of a namespace: called, it runs the tool
@@ -80,16 +116,14 @@ func (r *run) namespace(ns string) goja.Value {
 		return v
 	}
 	fns := map[string]goja.Value{}
-	target := r.vm.ToValue(func(c goja.FunctionCall) goja.Value { return r.runTool(ns, c.Argument(0)) }).(*goja.Object)
-	proxy := r.vm.ToValue(r.vm.NewProxy(target, readOnly(func(name string) goja.Value {
+	proxy := r.vm.ToValue(r.vm.NewProxy(r.toolFunc(ns).(*goja.Object), readOnly(func(name string) goja.Value {
 		if v, ok := fns[name]; ok {
 			return v
 		}
 		if name == "then" {
 			return goja.Undefined()
 		}
-		id := ns + ":" + name
-		v := r.vm.ToValue(func(c goja.FunctionCall) goja.Value { return r.runTool(id, c.Argument(0)) })
+		v := r.toolFunc(ns + ":" + name)
 		fns[name] = v
 		return v
 	})))
@@ -115,6 +149,14 @@ func readOnly(get func(name string) goja.Value) *goja.ProxyTrapConfig {
 		DefinePropertySym: func(*goja.Object, *goja.Symbol, goja.PropertyDescriptor) bool { return false },
 		SetPrototypeOf:    func(*goja.Object, *goja.Object) bool { return false },
 	}
+}
+
+// native makes a native function with the given name (goja would name it
+// after its Go code).
+func (r *run) native(name string, fn func(goja.FunctionCall) goja.Value) goja.Value {
+	obj := r.vm.ToValue(fn).(*goja.Object)
+	_ = obj.DefineDataProperty("name", r.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	return obj
 }
 
 // argString is String(v), with a default for undefined.

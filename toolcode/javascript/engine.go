@@ -107,6 +107,7 @@ type run struct {
 
 	namespaces map[string]goja.Value // the objects of tools.<namespace>
 	logFn      goja.Value            // console.log, once made
+	mkTool     goja.Callable         // makes the function of a tool
 	jsonFns    map[string]goja.Callable
 	errorCtor  goja.Value
 }
@@ -389,6 +390,11 @@ func (r *run) output(v goja.Value) (json.RawMessage, error) {
 // newError makes an Error of the runtime, with the code and tool of a
 // failed call.
 func (r *run) newError(msg, code, toolID string) (goja.Value, error) {
+	if r.errorCtor == nil {
+		// Looked up at the first failure: a program that replaced the
+		// global Error gets its own errors, as a throw of its own would.
+		r.errorCtor = r.vm.Get("Error")
+	}
 	ctor, ok := r.errorCtor.(*goja.Object)
 	if !ok {
 		return nil, errors.Errorf(errors.Internal, "no Error constructor")
