@@ -22,7 +22,7 @@ func (r *run) install() error {
 		if v, ok := made[name]; ok {
 			return v
 		}
-		var fn func(goja.FunctionCall) goja.Value
+		var fn func([]goja.Value) goja.Value
 		switch name {
 		case "run":
 			fn = r.jsRun
@@ -37,7 +37,7 @@ func (r *run) install() error {
 		case "chain":
 			fn = r.jsChain
 		case "ns":
-			fn = func(c goja.FunctionCall) goja.Value { return r.namespace(c.Argument(0).String()) }
+			fn = func(args []goja.Value) goja.Value { return r.namespace(arg(args, 0).String()) }
 		case "log":
 			return r.logFunc()
 		case "then":
@@ -49,7 +49,7 @@ func (r *run) install() error {
 		if made == nil {
 			made = map[string]goja.Value{}
 		}
-		v := r.native(name, fn)
+		v := r.function(name, fn)
 		made[name] = v
 		return v
 	}))
@@ -69,41 +69,51 @@ func (r *run) install() error {
 // logFunc returns console.log, made on first use.
 func (r *run) logFunc() goja.Value {
 	if r.logFn == nil {
-		r.logFn = r.native("log", r.jsLog)
+		r.logFn = r.function("log", r.jsLog)
 	}
 	return r.logFn
 }
 
-// factorySource makes, from the host's native call(id, args), the
-// function of one tool: a closure is far cheaper to make than a native
-// function, which goja names by looking its Go code up.
-const factorySource = `(function (call) {
-	"use strict";
-	return (id) => (args) => call(id, args);
-})`
+// function makes a function of the tools, named name: a proxy whose
+// apply trap is fn, over one of the runtime's built-in functions. Making
+// it costs one small object, where a native function costs a dozen and
+// goja names it by looking its Go code up.
+func (r *run) function(name string, fn func(args []goja.Value) goja.Value) *goja.Object {
+	if r.fnTarget == nil {
+		// Object.prototype.toString: a function with no property a proxy
+		// must report as it is.
+		r.fnTarget = r.vm.NewObject().Prototype().Get("toString").(*goja.Object)
+	}
+	nameValue := r.vm.ToValue(name)
+	return r.vm.ToValue(r.vm.NewProxy(r.fnTarget, &goja.ProxyTrapConfig{
+		Apply: func(_ *goja.Object, _ goja.Value, args []goja.Value) goja.Value { return fn(args) },
+		Get: func(target *goja.Object, prop string, _ goja.Value) goja.Value {
+			if prop == "name" {
+				return nameValue
+			}
+			return target.Get(prop)
+		},
+		GetSym:         func(*goja.Object, *goja.Symbol, goja.Value) goja.Value { return goja.Undefined() },
+		Set:            func(*goja.Object, string, goja.Value, goja.Value) bool { return false },
+		SetIdx:         func(*goja.Object, int, goja.Value, goja.Value) bool { return false },
+		SetSym:         func(*goja.Object, *goja.Symbol, goja.Value, goja.Value) bool { return false },
+		DeleteProperty: func(*goja.Object, string) bool { return false },
+		DefineProperty: func(*goja.Object, string, goja.PropertyDescriptor) bool { return false },
+		SetPrototypeOf: func(*goja.Object, *goja.Object) bool { return false },
+	})).(*goja.Object)
+}
 
-var factory = goja.MustCompile("tools.js", factorySource, true)
+// arg is the i-th argument, undefined when missing.
+func arg(args []goja.Value, i int) goja.Value {
+	if i < len(args) {
+		return args[i]
+	}
+	return goja.Undefined()
+}
 
 // toolFunc returns a function that runs the tool id.
-func (r *run) toolFunc(id string) goja.Value {
-	if r.mkTool == nil {
-		fv, err := r.vm.RunProgram(factory)
-		if err != nil {
-			panic(r.throwable(err))
-		}
-		fn, _ := goja.AssertFunction(fv)
-		call := r.vm.ToValue(func(c goja.FunctionCall) goja.Value { return r.runTool(c.Argument(0).String(), c.Argument(1)) })
-		mk, err := fn(goja.Undefined(), call)
-		if err != nil {
-			panic(r.throwable(err))
-		}
-		r.mkTool, _ = goja.AssertFunction(mk)
-	}
-	v, err := r.mkTool(goja.Undefined(), r.vm.ToValue(id))
-	if err != nil {
-		panic(r.throwable(err))
-	}
-	return v
+func (r *run) toolFunc(id string) *goja.Object {
+	return r.function(id, func(args []goja.Value) goja.Value { return r.runTool(id, arg(args, 0)) })
 }
 
 // namespace returns the object of a namespace: called, it runs the tool
@@ -116,7 +126,7 @@ func (r *run) namespace(ns string) goja.Value {
 		return v
 	}
 	fns := map[string]goja.Value{}
-	proxy := r.vm.ToValue(r.vm.NewProxy(r.toolFunc(ns).(*goja.Object), readOnly(func(name string) goja.Value {
+	proxy := r.vm.ToValue(r.vm.NewProxy(r.toolFunc(ns), readOnly(func(name string) goja.Value {
 		if v, ok := fns[name]; ok {
 			return v
 		}
@@ -151,14 +161,6 @@ func readOnly(get func(name string) goja.Value) *goja.ProxyTrapConfig {
 	}
 }
 
-// native makes a native function with the given name (goja would name it
-// after its Go code).
-func (r *run) native(name string, fn func(goja.FunctionCall) goja.Value) goja.Value {
-	obj := r.vm.ToValue(fn).(*goja.Object)
-	_ = obj.DefineDataProperty("name", r.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
-	return obj
-}
-
 // argString is String(v), with a default for undefined.
 func argString(v goja.Value, def string) string {
 	if v == nil || goja.IsUndefined(v) {
@@ -167,8 +169,8 @@ func argString(v goja.Value, def string) string {
 	return v.String()
 }
 
-func (r *run) jsRun(c goja.FunctionCall) goja.Value {
-	return r.runTool(c.Argument(0).String(), c.Argument(1))
+func (r *run) jsRun(args []goja.Value) goja.Value {
+	return r.runTool(arg(args, 0).String(), arg(args, 1))
 }
 
 // runTool queues a call of tools.run. Arguments that are not JSON (a
@@ -181,32 +183,32 @@ func (r *run) runTool(id string, args goja.Value) goja.Value {
 	return r.hostCall(call{op: "run", id: id, args: a})
 }
 
-func (r *run) jsSearch(c goja.FunctionCall) goja.Value {
-	return r.hostCall(call{op: "search", id: argString(c.Argument(0), ""), args: r.toGo(c.Argument(1))})
+func (r *run) jsSearch(args []goja.Value) goja.Value {
+	return r.hostCall(call{op: "search", id: argString(arg(args, 0), ""), args: r.toGo(arg(args, 1))})
 }
 
-func (r *run) jsNamespaces(goja.FunctionCall) goja.Value {
+func (r *run) jsNamespaces([]goja.Value) goja.Value {
 	return r.hostCall(call{op: "namespaces"})
 }
 
-func (r *run) jsDescribe(c goja.FunctionCall) goja.Value {
-	return r.hostCall(call{op: "describe", id: c.Argument(0).String(), args: argString(c.Argument(1), "schema")})
+func (r *run) jsDescribe(args []goja.Value) goja.Value {
+	return r.hostCall(call{op: "describe", id: arg(args, 0).String(), args: argString(arg(args, 1), "schema")})
 }
 
-func (r *run) jsExamples(c goja.FunctionCall) goja.Value {
-	return r.hostCall(call{op: "examples", id: c.Argument(0).String(), args: r.toGo(c.Argument(1))})
+func (r *run) jsExamples(args []goja.Value) goja.Value {
+	return r.hostCall(call{op: "examples", id: arg(args, 0).String(), args: r.toGo(arg(args, 1))})
 }
 
-func (r *run) jsChain(c goja.FunctionCall) goja.Value {
-	return r.hostCall(call{op: "chain", args: r.toGo(c.Argument(0))})
+func (r *run) jsChain(args []goja.Value) goja.Value {
+	return r.hostCall(call{op: "chain", args: r.toGo(arg(args, 0))})
 }
 
 // jsLog is console.log: its arguments, strings as they are and other
 // values as JSON (or String(value) when they have none), joined by
 // spaces. It throws when the output limit is reached.
-func (r *run) jsLog(c goja.FunctionCall) goja.Value {
+func (r *run) jsLog(args []goja.Value) goja.Value {
 	var line []byte
-	for i, a := range c.Arguments {
+	for i, a := range args {
 		if i > 0 {
 			line = append(line, ' ')
 		}

@@ -107,7 +107,7 @@ type run struct {
 
 	namespaces map[string]goja.Value // the objects of tools.<namespace>
 	logFn      goja.Value            // console.log, once made
-	mkTool     goja.Callable         // makes the function of a tool
+	fnTarget   *goja.Object          // the target of every function of the tools
 	jsonFns    map[string]goja.Callable
 	errorCtor  goja.Value
 }
