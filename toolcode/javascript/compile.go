@@ -68,9 +68,10 @@ func (e *Engine) compile(code string) (*compiled, error) {
 			return nil, err
 		}
 	}
-	// Source-map comments are ignored: goja would otherwise read the file
-	// a program names in a "//# sourceMappingURL=" comment from the host's
-	// disk, and report positions the program chose.
+	// Source-map comments are ignored: goja reads the file named by a
+	// "//# sourceMappingURL=" comment on the source's last line from the
+	// host's disk. The wrapper's closing line keeps a program's comment
+	// from being last; this keeps it so whatever the wrapper becomes.
 	ast, err := parser.ParseFile(nil, programName, src, 0, parser.WithDisableSourceMaps)
 	if err != nil {
 		return nil, syntaxError(err, pos)
