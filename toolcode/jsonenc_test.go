@@ -28,7 +28,7 @@ func TestMarshalJSONMatchesEncodingJSON(t *testing.T) {
 		want, wantErr := json.Marshal(v)
 		got, err := marshalJSON(v)
 		if wantErr != nil {
-			assert.Error(t, err, "%#v", v)
+			require.Error(t, err, "%#v", v)
 			continue
 		}
 		require.NoError(t, err, "%#v", v)

@@ -20,7 +20,7 @@ import (
 type echoTools struct{}
 
 func (echoTools) Search(context.Context, string, int) ([]toolindex.Summary, error) { return nil, nil }
-func (echoTools) Namespaces(context.Context) ([]string, error)                    { return nil, nil }
+func (echoTools) Namespaces(context.Context) ([]string, error)                     { return nil, nil }
 func (echoTools) Describe(context.Context, string, tooldocs.DetailLevel) (tooldocs.Doc, error) {
 	return tooldocs.Doc{}, nil
 }
@@ -29,7 +29,7 @@ func (echoTools) Run(_ context.Context, _ string, args map[string]any) (any, err
 	return args, nil
 }
 func (echoTools) Chain(context.Context, []toolcode.ChainStep) ([]any, error) { return nil, nil }
-func (echoTools) Log(context.Context, string) error                         { return nil }
+func (echoTools) Log(context.Context, string) error                          { return nil }
 
 func testProgram(t testing.TB, code string) toolcode.Program {
 	t.Helper()
@@ -207,12 +207,12 @@ func TestPlainValuesCrossDirectly(t *testing.T) {
 	r := newTestRun(t)
 	for expr, direct := range map[string]bool{
 		`({a: 1, b: "two", c: [1, 2, {d: null}], e: true})`: true,
-		`[1, , "x", undefined]`:                              true,
-		`new Date(0)`:                                        false,
-		`({toJSON() { return 1; }})`:                         false,
-		`new Proxy({a: 1}, {})`:                              false,
-		`({nested: new Map()})`:                              false,
-		`10n`:                                                false,
+		`[1, , "x", undefined]`:                             true,
+		`new Date(0)`:                                       false,
+		`({toJSON() { return 1; }})`:                        false,
+		`new Proxy({a: 1}, {})`:                             false,
+		`({nested: new Map()})`:                             false,
+		`10n`:                                               false,
 	} {
 		v, err := r.vm.RunString("(" + expr + ")")
 		require.NoError(t, err)
