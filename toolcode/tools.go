@@ -116,6 +116,9 @@ type env struct {
 	logBytes int
 	trace    []TraceEntry
 	breach   *errors.Error
+	// closed is set once snapshot handed the logs and the trace over: an
+	// engine left running past its deadline adds nothing to them.
+	closed bool
 }
 
 var _ Tools = (*env)(nil)
@@ -254,6 +257,9 @@ func (e *env) Chain(ctx context.Context, steps []ChainStep) ([]any, error) {
 func (e *env) Log(_ context.Context, line string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
 	if e.logBytes+len(line) > e.limits.OutputBytes {
 		err := LimitError(LimitOutputBytes, e.limits.OutputBytes)
 		e.setBreach(err)
@@ -269,7 +275,7 @@ func (e *env) mask(id string, args map[string]any) json.RawMessage {
 	if e.masker != nil {
 		shown = e.masker.Mask(id, args)
 	}
-	b, err := json.Marshal(shown)
+	b, err := marshalJSON(shown)
 	if err != nil {
 		return json.RawMessage(`"(arguments not representable as JSON)"`)
 	}
@@ -285,7 +291,7 @@ func (e *env) record(entry TraceEntry, begin time.Time, res *toolrun.RunResult, 
 func (e *env) fill(entry *TraceEntry, res *toolrun.RunResult, err error) {
 	if res != nil {
 		entry.Backend = res.Backend.Identity()
-		if b, merr := json.Marshal(res.Structured); merr == nil {
+		if b, merr := marshalJSON(res.Structured); merr == nil {
 			entry.ResultBytes = len(b)
 		}
 	}
@@ -299,14 +305,22 @@ func (e *env) fill(entry *TraceEntry, res *toolrun.RunResult, err error) {
 
 func (e *env) append(entry TraceEntry) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return
+	}
+	if e.trace == nil {
+		e.trace = make([]TraceEntry, 0, min(e.limits.ToolCalls, 16))
+	}
 	e.trace = append(e.trace, entry)
-	e.mu.Unlock()
 }
 
-// snapshot returns copies of the logs and the trace, the bytes logged and
-// the first limit reached.
+// snapshot returns the logs and the trace, the bytes logged and the first
+// limit reached, and closes the env: what an abandoned engine does
+// afterwards is not recorded, so the slices are the caller's.
 func (e *env) snapshot() (logs []string, trace []TraceEntry, logBytes int, breach *errors.Error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]string(nil), e.logs...), append([]TraceEntry(nil), e.trace...), e.logBytes, e.breach
+	e.closed = true
+	return e.logs, e.trace, e.logBytes, e.breach
 }

@@ -2,6 +2,7 @@ package javascript_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -31,6 +32,22 @@ return s;`}
 			require.Equal(b, "55", string(res.Value))
 		}
 	})
+	// The same program, different each time (a comment changes), so that
+	// the engine parses and compiles it at every execution instead of
+	// taking it from its cache.
+	b.Run("uncached/calls=10", func(b *testing.B) {
+		code := `let s = 0;
+for (let i = 0; i < 10; i++) { s += (await tools.math.add({a: i, b: 1})).sum; }
+return s; // `
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			n++
+			res, err := x.Execute(ctx, toolcode.ExecuteParams{Code: code + strconv.Itoa(n)})
+			require.NoError(b, err)
+			require.Equal(b, "55", string(res.Value))
+		}
+	})
 	b.Run("parallel/calls=10", func(b *testing.B) {
 		p := toolcode.ExecuteParams{Code: `const r = await Promise.all(Array.from({length: 10}, (_, i) => tools.math.add({a: i, b: 1})));
 return r.reduce((s, x) => s + x.sum, 0);`}
@@ -40,12 +57,22 @@ return r.reduce((s, x) => s + x.sum, 0);`}
 			require.NoError(b, err)
 		}
 	})
-	// The cost of transpiling a small TypeScript program on top of that.
+	// A small TypeScript program: from the cache, then transpiled each
+	// time.
 	b.Run("typescript/calls=0", func(b *testing.B) {
 		p := toolcode.ExecuteParams{Language: "typescript", Code: `const n: number = 1; return n;`}
 		b.ReportAllocs()
 		for b.Loop() {
 			_, err := x.Execute(ctx, p)
+			require.NoError(b, err)
+		}
+	})
+	b.Run("typescript/uncached/calls=0", func(b *testing.B) {
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			n++
+			_, err := x.Execute(ctx, toolcode.ExecuteParams{Language: "typescript", Code: `const n: number = 1; return n; // ` + strconv.Itoa(n)})
 			require.NoError(b, err)
 		}
 	})

@@ -46,6 +46,15 @@
 // interrupted midway; the executor stops waiting for it shortly after the
 // deadline and leaves its goroutine to finish.
 //
+// # Cost
+//
+// Each execution gets a fresh runtime; runtimes are never reused, since a
+// program may change its globals. An engine keeps the compiled form of
+// recent programs ([WithProgramCache]), which holds no state of the runs
+// that used it. Values cross between the program and Go directly when
+// they are plain data, and through JSON text otherwise, with the same
+// result either way.
+//
 // The runtime has no I/O: no require, no timers, no network or file
 // access. A program's only way out is tools.
 package javascript

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -35,6 +36,8 @@ type Engine struct {
 	// transform turns the source into the JavaScript that runs and maps
 	// positions back; nil for JavaScript.
 	transform func(code string) (js string, m *positionMap, err error)
+	// cache keeps compiled programs; nil keeps none.
+	cache *programCache
 }
 
 var _ toolcode.Engine = (*Engine)(nil)
@@ -56,7 +59,10 @@ func WithMaxCallStackSize(n int) Option {
 
 // New returns the JavaScript engine (language "javascript").
 func New(opts ...Option) *Engine {
-	e := &Engine{language: LanguageJavaScript, maxStack: DefaultMaxCallStackSize}
+	e := &Engine{
+		language: LanguageJavaScript, maxStack: DefaultMaxCallStackSize,
+		cache: newProgramCache(DefaultProgramCacheEntries, DefaultProgramCacheBytes),
+	}
 	for _, o := range opts {
 		o(e)
 	}
@@ -71,28 +77,13 @@ func (e *Engine) Execute(ctx context.Context, prog toolcode.Program) (value json
 	if prog.Tools == nil {
 		return nil, errors.Errorf(errors.InvalidArgument, "program has no tools")
 	}
-	src := wrapPrefix + prog.Code + wrapSuffix
-	var pos *positionMap
-	if e.transform != nil {
-		src, pos, err = e.transform(prog.Code)
-		if err != nil {
-			return nil, err
-		}
-	}
-	src, insLine, insCol := returnLast(src)
-	if insLine > 0 {
-		if pos == nil {
-			pos = &positionMap{}
-		}
-		pos.insLine, pos.insCol = insLine, insCol
-	}
-	compiled, err := goja.Compile(programName, src, false)
+	c, err := e.compile(prog.Code)
 	if err != nil {
-		return nil, syntaxError(err, pos)
+		return nil, err
 	}
-	r := newRun(ctx, e, prog, pos)
+	r := newRun(ctx, e, prog, c.pos)
 	defer r.close()
-	return r.execute(compiled)
+	return r.execute(c.prog)
 }
 
 // run is one execution: a runtime and the loop that owns it. Everything
@@ -113,9 +104,12 @@ type run struct {
 	running int    // calls under way (loop goroutine only)
 	queued  []call // calls waiting for a slot (loop goroutine only)
 	goErrs  map[*goja.Object]error
-	mkerr   goja.Callable
-	parse   goja.Callable
-	strfy   goja.Callable
+
+	namespaces map[string]goja.Value // the objects of tools.<namespace>
+	logFn      goja.Value            // console.log, once made
+	fnTarget   *goja.Object          // the target of every function of the tools
+	jsonFns    map[string]goja.Callable
+	errorCtor  goja.Value
 }
 
 func newRun(ctx context.Context, e *Engine, prog toolcode.Program, pos *positionMap) *run {
@@ -129,7 +123,7 @@ func newRun(ctx context.Context, e *Engine, prog toolcode.Program, pos *position
 	return &run{
 		ctx: ctx, cancel: cancel, vm: vm, prog: prog, pos: pos, limit: limit, stack: e.maxStack,
 		jobs: make(chan func() error), stopped: make(chan struct{}),
-		goErrs: map[*goja.Object]error{},
+		goErrs: map[*goja.Object]error{}, namespaces: map[string]goja.Value{},
 	}
 }
 
@@ -189,65 +183,38 @@ func (r *run) execute(compiled *goja.Program) (value json.RawMessage, err error)
 	return r.output(promise.Result())
 }
 
-// install defines the globals tools and console.
-func (r *run) install() error {
-	fnv, err := r.vm.RunProgram(prelude)
-	if err != nil {
-		return err
-	}
-	fn, _ := goja.AssertFunction(fnv)
-	host := r.vm.NewObject()
-	if err := host.Set("call", r.hostCall); err != nil {
-		return err
-	}
-	if err := host.Set("log", r.hostLog); err != nil {
-		return err
-	}
-	envv, err := fn(goja.Undefined(), host)
-	if err != nil {
-		return err
-	}
-	env := envv.ToObject(r.vm)
-	r.mkerr, _ = goja.AssertFunction(env.Get("mkerr"))
-	r.parse, _ = goja.AssertFunction(env.Get("parse"))
-	r.strfy, _ = goja.AssertFunction(env.Get("stringify"))
-	if err := r.vm.Set("tools", env.Get("tools")); err != nil {
-		return err
-	}
-	return r.vm.Set("console", env.Get("console"))
-}
-
-// hostLog is console.log's end: it throws when the output limit is reached.
-func (r *run) hostLog(line string) {
-	if err := r.prog.Tools.Log(r.ctx, line); err != nil {
-		panic(r.jsError(err))
-	}
-}
-
-// call is a tool call the program made, waiting to start.
+// call is a tool call the program made, waiting to start: an operation
+// of the Tools, its first argument (a tool ID, a query) and its other,
+// already converted from the program's values.
 type call struct {
-	op, payload     string
+	op, id          string
+	args            any
 	resolve, reject func(any) error
 }
 
 // hostCall queues a call of the Tools and returns a promise that the loop
 // settles when the call ends. The loop starts queued calls once the
 // program yields.
-func (r *run) hostCall(op, payload string) goja.Value {
+func (r *run) hostCall(c call) goja.Value {
 	promise, resolve, reject := r.vm.NewPromise()
-	r.queued = append(r.queued, call{op: op, payload: payload, resolve: resolve, reject: reject})
+	c.resolve, c.reject = resolve, reject
+	r.queued = append(r.queued, c)
 	return r.vm.ToValue(promise)
 }
 
 // settle resolves or rejects a call's promise with its outcome; it runs
 // on the loop, and returns only the runtime's uncatchable errors.
-func (r *run) settle(c call, out []byte, err error) error {
+func (r *run) settle(c call, out any, err error) error {
 	if err != nil {
 		return c.reject(r.jsError(err))
 	}
-	v, perr := r.parse(goja.Undefined(), r.vm.ToValue(string(out)))
-	if perr != nil {
-		return c.reject(r.jsError(errors.Errorf(errors.Internal, "decode the result of %s: %v", c.op, perr)))
+	v, cerr := r.toJS(out)
+	if cerr != nil {
+		var ex *goja.Exception
+		if !errors.As(cerr, &ex) && r.ctx.Err() != nil {
+			return cerr
+		}
+		return c.reject(r.jsError(errors.Errorf(errors.Internal, "tools.%s: encode the result: %v", c.op, cerr)))
 	}
 	return c.resolve(v)
 }
@@ -267,7 +234,7 @@ func (r *run) pop() call {
 func (r *run) step() (ranInline bool, err error) {
 	if r.running == 0 && len(r.queued) == 1 {
 		c := r.pop()
-		out, derr := r.dispatch(c.op, c.payload)
+		out, derr := r.dispatch(c)
 		return true, r.settle(c, out, derr)
 	}
 	for len(r.queued) > 0 && r.running < r.limit {
@@ -276,7 +243,7 @@ func (r *run) step() (ranInline bool, err error) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			out, derr := r.dispatch(c.op, c.payload)
+			out, derr := r.dispatch(c)
 			r.post(func() error {
 				r.running--
 				return r.settle(c, out, derr)
@@ -294,90 +261,72 @@ func (r *run) post(job func() error) {
 	}
 }
 
-// dispatch runs one operation of the Tools; payload and result are JSON.
-func (r *run) dispatch(op, payload string) (out []byte, err error) {
+// dispatch runs one operation of the Tools and returns its result.
+func (r *run) dispatch(c call) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = nil, errors.Errorf(errors.Internal, "tools.%s panicked: %v", op, p)
+			result, err = nil, errors.Errorf(errors.Internal, "tools.%s panicked: %v", c.op, p)
 		}
 	}()
 	ctx, tools := r.ctx, r.prog.Tools
-	var result any
-	switch op {
+	switch c.op {
 	case "run":
-		var a struct {
-			ID   string
-			Args json.RawMessage
+		args, ok := c.args.(map[string]any)
+		if c.args == nil {
+			args, ok = map[string]any{}, true
 		}
-		if err := decodePair(payload, &a.ID, &a.Args); err != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.run: %v", err)
+		if !ok {
+			return nil, errors.Errorf(errors.InvalidArgument, "tools.run(%q): the arguments must be an object", c.id)
 		}
-		var args map[string]any
-		if err := json.Unmarshal(a.Args, &args); err != nil || args == nil && string(a.Args) != "null" {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.run(%q): the arguments must be an object", a.ID)
-		}
-		if args == nil {
-			args = map[string]any{}
-		}
-		result, err = tools.Run(ctx, a.ID, args)
+		return tools.Run(ctx, c.id, args)
 	case "search":
-		var q string
-		var limit int
-		if err := decodePair(payload, &q, &limit); err != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.search: %v", err)
+		limit, err := intArg(c.args)
+		if err != nil {
+			return nil, errors.Errorf(errors.InvalidArgument, "tools.search: the limit %v", err)
 		}
-		result, err = tools.Search(ctx, q, limit)
+		return tools.Search(ctx, c.id, limit)
 	case "namespaces":
-		result, err = tools.Namespaces(ctx)
+		return tools.Namespaces(ctx)
 	case "describe":
-		var id, level string
-		if err := decodePair(payload, &id, &level); err != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.describe: %v", err)
-		}
+		level, _ := c.args.(string)
 		lvl, perr := tooldocs.ParseDetailLevel(level)
 		if perr != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.describe(%q): %v", id, perr)
+			return nil, errors.Errorf(errors.InvalidArgument, "tools.describe(%q): %v", c.id, perr)
 		}
-		result, err = tools.Describe(ctx, id, lvl)
+		return tools.Describe(ctx, c.id, lvl)
 	case "examples":
-		var id string
-		var limit int
-		if err := decodePair(payload, &id, &limit); err != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.examples: %v", err)
+		limit, err := intArg(c.args)
+		if err != nil {
+			return nil, errors.Errorf(errors.InvalidArgument, "tools.examples: the limit %v", err)
 		}
-		result, err = tools.Examples(ctx, id, limit)
+		return tools.Examples(ctx, c.id, limit)
 	case "chain":
 		var steps []toolcode.ChainStep
-		if err := json.Unmarshal([]byte(payload), &steps); err != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.chain: the steps must be an array of {toolId, args, usePrevious, previousKey}: %v", err)
+		b, merr := json.Marshal(c.args)
+		if merr == nil {
+			merr = json.Unmarshal(b, &steps)
 		}
-		result, err = tools.Chain(ctx, steps)
-	default:
-		return nil, errors.Errorf(errors.InvalidArgument, "unknown operation %q", op)
+		if merr != nil {
+			return nil, errors.Errorf(errors.InvalidArgument, "tools.chain: the steps must be an array of {toolId, args, usePrevious, previousKey}: %v", merr)
+		}
+		return tools.Chain(ctx, steps)
 	}
-	if err != nil {
-		return nil, err
-	}
-	b, err := json.Marshal(result)
-	if err != nil {
-		return nil, errors.Errorf(errors.Internal, "tools.%s: encode the result: %v", op, err)
-	}
-	return b, nil
+	return nil, errors.Errorf(errors.InvalidArgument, "unknown operation %q", c.op)
 }
 
-// decodePair decodes a JSON array of two values.
-func decodePair(payload string, a, b any) error {
-	var pair []json.RawMessage
-	if err := json.Unmarshal([]byte(payload), &pair); err != nil || len(pair) != 2 {
-		return fmt.Errorf("malformed call")
+// intArg reads a limit, as encoding/json would decode it into an int:
+// null (or nothing) is 0, and anything but a whole number is an error.
+func intArg(v any) (int, error) {
+	switch x := v.(type) {
+	case nil:
+		return 0, nil
+	case float64:
+		if x == math.Trunc(x) && x >= math.MinInt32 && x <= math.MaxInt32 {
+			return int(x), nil
+		}
+		return 0, fmt.Errorf("%v is not a whole number", x)
 	}
-	if err := json.Unmarshal(pair[0], a); err != nil {
-		return fmt.Errorf("first argument: %w", err)
-	}
-	if err := json.Unmarshal(pair[1], b); err != nil {
-		return fmt.Errorf("second argument: %w", err)
-	}
-	return nil
+	return 0, fmt.Errorf("must be a number")
 }
 
 // jsError returns a JavaScript Error for err, with its code (and tool), and
@@ -389,7 +338,7 @@ func (r *run) jsError(err error) goja.Value {
 	if errors.As(err, &e) {
 		toolID = e.ToolID
 	}
-	v, jerr := r.mkerr(goja.Undefined(), r.vm.ToValue(err.Error()), r.vm.ToValue(string(errors.CodeOf(err))), r.vm.ToValue(toolID))
+	v, jerr := r.newError(err.Error(), string(errors.CodeOf(err)), toolID)
 	if jerr != nil {
 		return r.vm.ToValue(err.Error())
 	}
@@ -399,12 +348,21 @@ func (r *run) jsError(err error) goja.Value {
 	return v
 }
 
-// output renders the program's value as JSON.
+// output renders the program's value as JSON: a number, boolean or null
+// directly, anything else with JSON.stringify.
 func (r *run) output(v goja.Value) (json.RawMessage, error) {
-	if v == nil || goja.IsUndefined(v) {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return json.RawMessage("null"), nil
 	}
-	s, err := r.strfy(goja.Undefined(), v)
+	if _, isObj := v.(*goja.Object); !isObj && !goja.IsString(v) {
+		switch x := v.Export().(type) {
+		case bool:
+			return json.RawMessage(strconv.FormatBool(x)), nil
+		case int64:
+			return json.RawMessage(strconv.FormatInt(x, 10)), nil
+		}
+	}
+	s, ok, err := r.stringify(v)
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return nil, r.ctxError()
@@ -413,12 +371,47 @@ func (r *run) output(v goja.Value) (json.RawMessage, error) {
 		if errors.As(err, &ex) {
 			return nil, errors.Errorf(errors.Execution, "the returned value is not JSON: %s", ex.Value().String())
 		}
+		if errors.CodeOf(err) == errors.Execution {
+			return nil, err
+		}
 		return nil, r.thrown(err)
 	}
-	if goja.IsUndefined(s) {
+	if !ok {
 		return json.RawMessage("null"), nil
 	}
-	return json.RawMessage(s.String()), nil
+	// A program may have replaced JSON.stringify: what leaves the engine
+	// is JSON all the same.
+	if !json.Valid([]byte(s)) {
+		return nil, errors.Errorf(errors.Execution, "the returned value is not JSON: JSON.stringify returned %.40q", s)
+	}
+	return json.RawMessage(s), nil
+}
+
+// newError makes an Error of the runtime, with the code and tool of a
+// failed call.
+func (r *run) newError(msg, code, toolID string) (goja.Value, error) {
+	if r.errorCtor == nil {
+		// Looked up at the first failure: a program that replaced the
+		// global Error gets its own errors, as a throw of its own would.
+		r.errorCtor = r.vm.Get("Error")
+	}
+	ctor, ok := r.errorCtor.(*goja.Object)
+	if !ok {
+		return nil, errors.Errorf(errors.Internal, "no Error constructor")
+	}
+	obj, err := r.vm.New(ctor, r.vm.ToValue(msg))
+	if err != nil {
+		return nil, err
+	}
+	if err := obj.Set("code", code); err != nil {
+		return nil, err
+	}
+	if toolID != "" {
+		if err := obj.Set("toolId", toolID); err != nil {
+			return nil, err
+		}
+	}
+	return obj, nil
 }
 
 // thrown classifies an error out of the runtime: uncatchable ones (the

@@ -2,6 +2,7 @@ package javascript_test
 
 import (
 	"context"
+	"encoding/base64"
 	"testing"
 	"time"
 
@@ -173,4 +174,18 @@ func TestPositionsOnTheFirstLine(t *testing.T) {
 		assert.Equal(t, errors.Execution, errors.CodeOf(err))
 		assert.Contains(t, err.Error(), "line 1, "+tc.col, tc.lang)
 	}
+}
+
+// TestSourceMapCommentsIgnored checks that a program cannot make the
+// engine use a source map of its choosing: errors are reported at the
+// program's own positions.
+func TestSourceMapCommentsIgnored(t *testing.T) {
+	x := newExecutor(t)
+	// This map sends line 2 to line 99.
+	sourceMap := `{"version":3,"sources":["x.js"],"names":[],"mappings":";AAkGA"}`
+	code := "let o = null;\no.field;\n//# sourceMappingURL=data:application/json;base64," + base64.StdEncoding.EncodeToString([]byte(sourceMap))
+	_, err := x.Execute(context.Background(), toolcode.ExecuteParams{Code: code})
+	require.Error(t, err)
+	assert.Equal(t, errors.Execution, errors.CodeOf(err))
+	assert.Contains(t, err.Error(), "line 2,")
 }

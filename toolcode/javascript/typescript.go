@@ -56,15 +56,9 @@ func transpile(code string) (string, *positionMap, error) {
 // program: only the first line's columns are shifted, by the wrapper.
 type positionMap struct {
 	consumer *sourcemap.Consumer
-	// insLine and insCol locate the "return (" inserted before the last
-	// expression (see returnLast), whose width shifts that line's columns.
-	insLine, insCol int
 }
 
 func (m *positionMap) original(line, col int) (int, int) {
-	if m != nil && m.insLine > 0 && line == m.insLine && col > m.insCol {
-		col = max(col-len(returnPrefix), m.insCol)
-	}
 	if m != nil && m.consumer != nil && line > 0 {
 		if _, _, l, c, ok := m.consumer.Source(line, max(col-1, 0)); ok {
 			line, col = l, c+1

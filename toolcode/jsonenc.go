@@ -1,0 +1,134 @@
+package toolcode
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The trace records every call's arguments and the size of its result as
+// JSON. Those values are almost always what encoding/json decodes into
+// (maps, slices, strings, float64, bool, nil); appendJSON writes them
+// directly, with exactly encoding/json's output, and leaves any other
+// value to encoding/json.
+
+// maxEncodeDepth is the nesting past which a value goes to encoding/json,
+// whose cycle detection then reports a value that contains itself.
+const maxEncodeDepth = 256
+
+// marshalJSON is json.Marshal(v), faster for JSON-shaped values.
+func marshalJSON(v any) ([]byte, error) {
+	if b, ok := appendJSON(nil, v, 0); ok {
+		return b, nil
+	}
+	return json.Marshal(v)
+}
+
+// appendJSON appends the encoding/json text of v to dst; ok is false when
+// v holds a value it does not handle, and dst's contents are then
+// unspecified.
+func appendJSON(dst []byte, v any, depth int) ([]byte, bool) {
+	if depth > maxEncodeDepth {
+		return dst, false
+	}
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), true
+	case bool:
+		return strconv.AppendBool(dst, x), true
+	case string:
+		return appendString(dst, x)
+	case float64:
+		return appendFloat(dst, x)
+	case map[string]any:
+		if x == nil {
+			return append(dst, "null"...), true
+		}
+		var small [16]string
+		keys := small[:0]
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var ok bool
+			if dst, ok = appendString(dst, k); !ok {
+				return dst, false
+			}
+			dst = append(dst, ':')
+			if dst, ok = appendJSON(dst, x[k], depth+1); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, '}'), true
+	case []any:
+		if x == nil {
+			return append(dst, "null"...), true
+		}
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var ok bool
+			if dst, ok = appendJSON(dst, e, depth+1); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, ']'), true
+	}
+	return dst, false
+}
+
+// appendString writes a string that needs no escape but '"' and '\\';
+// encoding/json handles the others (control characters, the HTML
+// characters it escapes, U+2028 and U+2029, invalid UTF-8).
+func appendString(dst []byte, s string) ([]byte, bool) {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			return dst, false
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+				return dst, false
+			}
+			dst = append(dst, s[i:i+size]...)
+			i += size - 1
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"'), true
+}
+
+// appendFloat writes a float64 as encoding/json does: like ES6's
+// Number.prototype.toString, in 'f' form unless the exponent is small or
+// large, with the exponent's leading zero dropped.
+func appendFloat(dst []byte, f float64) ([]byte, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return dst, false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst, true
+}
