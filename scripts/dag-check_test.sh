@@ -104,26 +104,11 @@ linters:
             - example.com/fake/zzz
 EOF
 
+# shellcheck source=scripts/checkcase.sh
+source "$here/checkcase.sh"
 passed=0 failed=0
-# case_ DESC PATTERN EDIT: copy the valid workspace, run EDIT in it, then
-# expect dag-check to fail printing PATTERN (or pass if PATTERN is "").
-case_() {
-	local desc=$1 pattern=$2 edit=$3 dir out
-	dir=$(mktemp -d "$tmp/case.XXXXXX")
-	cp -R "$base/." "$dir"
-	(cd "$dir" && eval "$edit")
-	if out=$(bash "$here/dag-check.sh" "$dir" 2>&1); then
-		if [[ -z $pattern ]]; then
-			passed=$((passed + 1)) && echo "ok   $desc"
-		else
-			failed=$((failed + 1)) && printf 'FAIL %s (it passed)\n%s\n' "$desc" "$out"
-		fi
-	elif [[ -n $pattern ]] && grep -qF -- "$pattern" <<<"$out"; then
-		passed=$((passed + 1)) && echo "ok   $desc"
-	else
-		failed=$((failed + 1)) && printf 'FAIL %s (want %s)\n%s\n' "$desc" "${pattern:-success}" "$out"
-	fi
-}
+# case_ DESC PATTERN EDIT: see check_case in checkcase.sh.
+case_() { check_case "$here/dag-check.sh" "$@"; }
 
 case_ "a valid workspace passes" "" ":"
 case_ "README may list a dependency that another one brings" "" \

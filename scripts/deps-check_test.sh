@@ -71,26 +71,11 @@ EOF
 export DEPS_CHECK_PACKAGE=example.com/fake/core DEPS_CHECK_CALL='core.New()'
 export DEPS_CHECK_FORBID=example.com/heavy DEPS_CHECK_VIA=example.com/shared=example.com/carrier
 
+# shellcheck source=scripts/checkcase.sh
+source "$here/checkcase.sh"
 passed=0 failed=0
-# case_ DESC PATTERN EDIT: copy the valid workspace, run EDIT in it, then
-# expect deps-check to fail printing PATTERN (or pass if PATTERN is "").
-case_() {
-	local desc=$1 pattern=$2 edit=$3 dir out
-	dir=$(mktemp -d "$tmp/case.XXXXXX")
-	cp -R "$base/." "$dir"
-	# EDIT and the check share a subshell: EDIT may export a setting.
-	if out=$(cd "$dir" && eval "$edit" && bash "$here/deps-check.sh" "$dir" 2>&1); then
-		if [[ -z $pattern ]]; then
-			passed=$((passed + 1)) && echo "ok   $desc"
-		else
-			failed=$((failed + 1)) && printf 'FAIL %s (it passed)\n%s\n' "$desc" "$out"
-		fi
-	elif [[ -n $pattern ]] && grep -qF -- "$pattern" <<<"$out"; then
-		passed=$((passed + 1)) && echo "ok   $desc"
-	else
-		failed=$((failed + 1)) && printf 'FAIL %s (want %s)\n%s\n' "$desc" "${pattern:-success}" "$out"
-	fi
-}
+# case_ DESC PATTERN EDIT: see check_case in checkcase.sh.
+case_() { check_case "$here/deps-check.sh" "$@"; }
 
 case_ "a core without heavy dependencies passes" "" ":"
 case_ "a forbidden module imported by the core" \

@@ -25,26 +25,11 @@ printf 'module example.com/fake/beta\n\ngo 1.25.0\n\nrequire example.com/fake/al
 printf '# Changelog\n\n## Unreleased\n' | tee "$base/alpha/CHANGELOG.md" >"$base/beta/CHANGELOG.md"
 printf 'linters:\n  settings:\n    depguard:\n      rules:\n        dag-alpha:\n        dag-beta:\n' >"$base/.golangci.yml"
 
+# shellcheck source=scripts/checkcase.sh
+source "$here/checkcase.sh"
 passed=0 failed=0
-# case DESC PATTERN EDIT: copy the valid workspace, run EDIT in it, then
-# expect workspace-check to fail printing PATTERN (or pass if PATTERN is "").
-case_() {
-	local desc=$1 pattern=$2 edit=$3 dir out
-	dir=$(mktemp -d "$tmp/case.XXXXXX")
-	cp -R "$base/." "$dir"
-	(cd "$dir" && eval "$edit")
-	if out=$(bash "$here/workspace-check.sh" "$dir" 2>&1); then
-		if [[ -z $pattern ]]; then
-			passed=$((passed + 1)) && echo "ok   $desc"
-		else
-			failed=$((failed + 1)) && printf 'FAIL %s (it passed)\n%s\n' "$desc" "$out"
-		fi
-	elif [[ -n $pattern ]] && grep -qF -- "$pattern" <<<"$out"; then
-		passed=$((passed + 1)) && echo "ok   $desc"
-	else
-		failed=$((failed + 1)) && printf 'FAIL %s (want %s)\n%s\n' "$desc" "${pattern:-success}" "$out"
-	fi
-}
+# case_ DESC PATTERN EDIT: see check_case in checkcase.sh.
+case_() { check_case "$here/workspace-check.sh" "$@"; }
 
 case_ "a valid workspace passes" "" ":"
 case_ "go.work single-line use form" "" "printf 'go 1.25.0\nuse ./alpha\nuse ./beta\n' >go.work"
