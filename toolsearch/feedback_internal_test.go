@@ -27,7 +27,7 @@ func TestExpandWeighsAsRM3(t *testing.T) {
 		tool("read_file", "Read a file from the local disk."),
 		tool("write_file", "Write a file to the local disk."),
 	}))
-	terms := s.queryTerms("read file")
+	terms := s.queryTerms(s.analyzer.Analyze([]byte("read file")))
 	hits := []toolindex.Hit{{ID: "fs:read_file", Score: 3}, {ID: "fs:write_file", Score: 1}}
 
 	expanded := s.expand(terms, hits)

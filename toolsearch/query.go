@@ -169,17 +169,17 @@ func (s *Searcher) namePairs(name string) string {
 	return strings.Join(pairs(tokenGroups(s.analyzer.Analyze([]byte(name))), 0, maxNamePairs), " ")
 }
 
-// weightedQuery returns the weighted terms to rank text with, given its distinct
-// terms (as queryTerms returns them): each term with its synonyms and its
+// weightedQuery returns the weighted terms to rank a query with, given
+// its tokens and its distinct terms (as queryTerms returns them): each term with its synonyms and its
 // agent noun as alternatives, then the pairs of its words near each other
 // (searched in the names' pairs only), at most maxQueryTerms in all.
-func (s *Searcher) weightedQuery(text string, terms []string) []weightedTerm {
+func (s *Searcher) weightedQuery(tokens analysis.TokenStream, terms []string) []weightedTerm {
 	c := s.query
 	q := make([]weightedTerm, 0, len(terms))
 	var counts map[string]int
 	if c.qtfK > 0 {
 		counts = map[string]int{}
-		for _, tok := range s.analyzer.Analyze([]byte(text)) {
+		for _, tok := range tokens {
 			counts[string(tok.Term)]++
 		}
 	}
@@ -199,7 +199,7 @@ func (s *Searcher) weightedQuery(text string, terms []string) []weightedTerm {
 		q = append(q, wt)
 	}
 	if c.pairWeight > 0 && len(terms) > 1 && len(q) < maxQueryTerms {
-		for _, k := range pairs(tokenGroups(s.analyzer.Analyze([]byte(text))), c.pairWindow, maxQueryTerms-len(q)) {
+		for _, k := range pairs(tokenGroups(tokens), c.pairWindow, maxQueryTerms-len(q)) {
 			q = append(q, weightedTerm{term: k, weight: c.pairWeight, pair: true})
 		}
 	}

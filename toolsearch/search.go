@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/blevesearch/bleve/v2/analysis"
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/metatools-go/metatools/errors"
@@ -45,7 +46,8 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 		return nil, errors.Opf(op, errors.InvalidArgument, "offset %d and limit %d: need offset >= 0 and limit >= 1", q.Offset, q.Limit)
 	}
 	names, text := lookupNames(q.Text)
-	terms := s.queryTerms(text)
+	tokens := s.analyzer.Analyze([]byte(text))
+	terms := s.queryTerms(tokens)
 	end := q.Offset + q.Limit
 	if end < q.Offset { // overflow: every hit is before the end
 		end = math.MaxInt
@@ -94,7 +96,7 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	}
 	hits := []toolindex.Hit{}
 	if len(terms) > 0 {
-		query := s.weightedQuery(text, terms)
+		query := s.weightedQuery(tokens, terms)
 		if hits, err = s.rank(ctx, r, query, q.Namespace, depth); err != nil {
 			return nil, searchError(ctx, op, err)
 		}
@@ -124,12 +126,13 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	return hits[min(q.Offset, len(hits)):], nil
 }
 
-// queryTerms analyses text as the fields were analysed and returns its
-// distinct terms, sorted, at most maxQueryTerms of them (the first ones).
-func (s *Searcher) queryTerms(text string) []string {
+// queryTerms returns the distinct terms of a query's tokens (its text
+// analysed as the fields were), sorted, at most maxQueryTerms of them (the
+// first ones).
+func (s *Searcher) queryTerms(tokens analysis.TokenStream) []string {
 	var terms []string
 	seen := map[string]bool{}
-	for _, tok := range s.analyzer.Analyze([]byte(text)) {
+	for _, tok := range tokens {
 		term := string(tok.Term)
 		if term == "" || seen[term] {
 			continue
