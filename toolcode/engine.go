@@ -53,6 +53,10 @@ type Program struct {
 	// Limits are the limits in force, after the request lowered the
 	// executor's; every field is positive.
 	Limits Limits
+	// Report, called by an engine that confines the program, records how
+	// it did (see [Isolation]). It is never nil; an engine calls it at
+	// most once, before Execute returns.
+	Report func(Isolation)
 }
 
 // EngineRegistry maps languages to engines. It is safe for concurrent use.

@@ -62,6 +62,9 @@ type Result struct {
 	Limits Limits `json:"limits"`
 	// Duration is the time the execution took.
 	Duration time.Duration `json:"duration"`
+	// Isolation says how the engine confined the program, when it
+	// reports it (see [Isolation]).
+	Isolation *Isolation `json:"isolation,omitempty"`
 }
 
 // Executor runs programs in the engines of a registry, against the tools of
@@ -218,7 +221,7 @@ func (x *Executor) Execute(ctx context.Context, p ExecuteParams) (*Result, error
 			}
 			done <- out
 		}()
-		out.value, out.err = engine.Execute(runCtx, Program{Code: p.Code, Tools: e, Limits: limits})
+		out.value, out.err = engine.Execute(runCtx, Program{Code: p.Code, Tools: e, Limits: limits, Report: e.report})
 	}()
 
 	var out outcome
@@ -237,6 +240,7 @@ func (x *Executor) Execute(ctx context.Context, p ExecuteParams) (*Result, error
 
 	logs, trace, logBytes, breach := e.snapshot()
 	res.Logs, res.Trace, res.Duration = logs, trace, time.Since(begin)
+	res.Isolation = e.isolation
 	if err := x.classify(ctx, runCtx, out.err, breach); err != nil {
 		return res, err
 	}

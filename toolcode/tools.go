@@ -116,6 +116,8 @@ type env struct {
 	logBytes int
 	trace    []TraceEntry
 	breach   *errors.Error
+	// isolation is what the engine reported through Program.Report.
+	isolation *Isolation
 	// closed is set once snapshot handed the logs and the trace over: an
 	// engine left running past its deadline adds nothing to them.
 	closed bool
@@ -268,6 +270,15 @@ func (e *env) Log(_ context.Context, line string) error {
 	e.logBytes += len(line)
 	e.logs = append(e.logs, line)
 	return nil
+}
+
+// report records the engine's account of how it confined the program.
+func (e *env) report(iso Isolation) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.closed {
+		e.isolation = &iso
+	}
 }
 
 func (e *env) mask(id string, args map[string]any) json.RawMessage {

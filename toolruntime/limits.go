@@ -1,0 +1,160 @@
+package toolruntime
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolcode"
+)
+
+// Limits are the bounds a sandbox puts on the process or module that runs a
+// program, on top of the limits of the program itself ([toolcode.Limits]:
+// wall time, tool calls, chain steps, output bytes, concurrency), which the
+// engine and the gateway enforce whatever the backend. A zero field takes
+// the value of [DefaultLimits].
+type Limits struct {
+	// CPUTime bounds the CPU time the program's process may use.
+	CPUTime time.Duration `json:"cpuTime,omitempty"`
+	// Memory bounds, in bytes, the memory the program may use.
+	Memory int64 `json:"memory,omitempty"`
+	// Processes bounds the number of processes (and threads) the sandbox
+	// may hold at once.
+	Processes int `json:"processes,omitempty"`
+	// FileSize bounds, in bytes, the size of a file the sandbox writes.
+	FileSize int64 `json:"fileSize,omitempty"`
+}
+
+// DefaultLimits fill the zero fields of the limits a [Runtime] is given.
+var DefaultLimits = Limits{
+	CPUTime:   30 * time.Second,
+	Memory:    256 << 20,
+	Processes: 64,
+	FileSize:  16 << 20,
+}
+
+// Names of the sandbox's limits and isolation properties, as they appear in
+// a [LimitsEnforced] (the names of the program's own limits are toolcode's:
+// [toolcode.LimitWallTime] and the others).
+const (
+	LimitCPUTime   = "cpu_time"
+	LimitMemory    = "memory"
+	LimitProcesses = "processes"
+	LimitFileSize  = "file_size"
+
+	// IsolateEnvironment: the program's process does not see the host's
+	// environment variables (secrets).
+	IsolateEnvironment = "no_host_environment"
+	// IsolateFiles: the program cannot read or write the host's files.
+	IsolateFiles = "no_host_files"
+	// IsolateNetwork: the program cannot open a network connection.
+	IsolateNetwork = "no_network"
+)
+
+// Validate reports a negative field, with code [errors.InvalidArgument].
+func (l Limits) Validate() error {
+	for name, v := range map[string]int64{
+		LimitCPUTime: int64(l.CPUTime), LimitMemory: l.Memory,
+		LimitProcesses: int64(l.Processes), LimitFileSize: l.FileSize,
+	} {
+		if v < 0 {
+			return errors.Errorf(errors.InvalidArgument, "limit %s is negative (%d)", name, v)
+		}
+	}
+	return nil
+}
+
+// withDefaults fills the zero fields from d.
+func (l Limits) withDefaults(d Limits) Limits {
+	if l.CPUTime == 0 {
+		l.CPUTime = d.CPUTime
+	}
+	if l.Memory == 0 {
+		l.Memory = d.Memory
+	}
+	if l.Processes == 0 {
+		l.Processes = d.Processes
+	}
+	if l.FileSize == 0 {
+		l.FileSize = d.FileSize
+	}
+	return l
+}
+
+// LimitsEnforced says, for each limit and isolation property, what enforced
+// it in one execution (see [toolcode.Enforcement]). Backends build it with
+// [Enforce] and [NotEnforced].
+type LimitsEnforced []toolcode.Enforcement
+
+// Enforce returns the row of a limit or property enforced by mechanism by,
+// at value (which may be nil for a property).
+func Enforce(name string, value any, by string) toolcode.Enforcement {
+	e := toolcode.Enforcement{Name: name, By: by}
+	if value != nil {
+		e.Value = fmt.Sprint(value)
+	}
+	return e
+}
+
+// NotEnforced returns the row of a limit or property nothing enforced.
+func NotEnforced(name string) toolcode.Enforcement { return toolcode.Enforcement{Name: name} }
+
+// Get returns the row of name, if there is one.
+func (l LimitsEnforced) Get(name string) (toolcode.Enforcement, bool) {
+	i := slices.IndexFunc(l, func(e toolcode.Enforcement) bool { return e.Name == name })
+	if i < 0 {
+		return toolcode.Enforcement{}, false
+	}
+	return l[i], true
+}
+
+// Enforced reports whether name is enforced.
+func (l LimitsEnforced) Enforced(name string) bool {
+	e, ok := l.Get(name)
+	return ok && e.Enforced()
+}
+
+// Missing returns the names of required that l does not enforce, in the
+// order of required.
+func (l LimitsEnforced) Missing(required []string) []string {
+	var out []string
+	for _, name := range required {
+		if !l.Enforced(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// String lists the rows as "name=value by mechanism", one per line, with
+// "not enforced" for the others.
+func (l LimitsEnforced) String() string {
+	var b strings.Builder
+	for _, e := range l {
+		b.WriteString(e.Name)
+		if e.Value != "" {
+			b.WriteString("=" + e.Value)
+		}
+		if e.Enforced() {
+			b.WriteString(" by " + e.By)
+		} else {
+			b.WriteString(" not enforced")
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// gatewayLimits returns the rows of the program's limits that the gateway
+// enforces on every backend: it is the only way to tools, it runs in the
+// host, and it counts every call and every byte the program prints.
+func gatewayLimits(l toolcode.Limits) LimitsEnforced {
+	return LimitsEnforced{
+		Enforce(toolcode.LimitToolCalls, l.ToolCalls, "gateway"),
+		Enforce(toolcode.LimitChainSteps, l.ChainSteps, "gateway"),
+		Enforce(toolcode.LimitOutputBytes, l.OutputBytes, "gateway"),
+		Enforce(toolcode.LimitConcurrency, l.Concurrency, "gateway"),
+	}
+}
