@@ -147,6 +147,28 @@ func (l LimitsEnforced) String() string {
 	return b.String()
 }
 
+// order is the order of the rows of a [LimitsEnforced] a [Runtime]
+// reports: the limits, then the isolation properties.
+var order = []string{
+	toolcode.LimitWallTime, LimitCPUTime, LimitMemory, LimitProcesses, LimitFileSize,
+	toolcode.LimitOutputBytes, toolcode.LimitToolCalls, toolcode.LimitChainSteps, toolcode.LimitConcurrency,
+	IsolateEnvironment, IsolateFiles, IsolateNetwork,
+}
+
+// sorted returns the rows in [order], rows of other names last, in the
+// order they came.
+func (l LimitsEnforced) sorted() LimitsEnforced {
+	rank := func(e toolcode.Enforcement) int {
+		if i := slices.Index(order, e.Name); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	out := slices.Clone(l)
+	slices.SortStableFunc(out, func(a, b toolcode.Enforcement) int { return rank(a) - rank(b) })
+	return out
+}
+
 // gatewayLimits returns the rows of the program's limits that the gateway
 // enforces on every backend: it is the only way to tools, it runs in the
 // host, and it counts every call and every byte the program prints.

@@ -128,7 +128,7 @@ func (e *engine) Execute(ctx context.Context, prog toolcode.Program) (json.RawMe
 		Program:  prog.Limits,
 		Limits:   e.runtime.limits,
 	})
-	enforced := append(gatewayLimits(prog.Limits), res.Enforced...)
+	enforced := append(gatewayLimits(prog.Limits), res.Enforced...).sorted()
 	if prog.Report != nil {
 		prog.Report(toolcode.Isolation{Backend: e.backend.Name(), Profile: string(e.profile), Enforced: enforced})
 	}
