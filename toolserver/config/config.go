@@ -249,7 +249,51 @@ type CodeMode struct {
 	Timeout Duration `yaml:"timeout"`
 	// Limits bound every program; a request may only lower them.
 	Limits CodeLimits `yaml:"limits"`
+	// Profile is the security profile programs run under: "dev" (the
+	// default: in the server's process), "standard" (each program in a
+	// child process of the runner, under rlimits, a cgroup and bubblewrap
+	// where the machine has them) or "hardened" (the runner compiled to
+	// WebAssembly). A profile the machine cannot enforce stops start-up,
+	// naming what is missing.
+	Profile string `yaml:"profile"`
+	// Sandbox configures the standard and hardened profiles.
+	Sandbox Sandbox `yaml:"sandbox"`
 }
+
+// The security profiles of code mode (see [CodeMode.Profile]).
+var codeProfiles = []string{"dev", "standard", "hardened"}
+
+// Sandbox configures where the programs of the standard and hardened
+// profiles run, and the limits of their process or module.
+type Sandbox struct {
+	// Runner is the toolruntime-runner binary that the standard profile
+	// starts for each program (default: toolruntime-runner next to the
+	// metatools executable, else on the PATH).
+	Runner string `yaml:"runner"`
+	// WasmModule is toolruntime-runner compiled to WebAssembly, for the
+	// hardened profile (default: toolruntime-runner.wasm next to the
+	// metatools executable).
+	WasmModule string `yaml:"wasmModule"`
+	// Bubblewrap says whether the standard profile runs the runner under
+	// bubblewrap (Linux namespaces: no network, no host files): "auto"
+	// (the default: when bwrap is on the PATH), "require" (start-up fails
+	// without it) or "off".
+	Bubblewrap string `yaml:"bubblewrap"`
+	// Memory is the most bytes of memory a program's process or module
+	// may use (0: 256 MiB).
+	Memory int64 `yaml:"memory"`
+	// CPUTime is the most CPU time a program's process may use (0: 30s).
+	CPUTime Duration `yaml:"cpuTime"`
+	// Processes is the most processes and threads a program's sandbox
+	// may hold (0: 64).
+	Processes int `yaml:"processes"`
+	// FileSize is the most bytes of a file a program's process may write
+	// (0: 16 MiB).
+	FileSize int64 `yaml:"fileSize"`
+}
+
+// The bubblewrap settings of a sandbox (see [Sandbox.Bubblewrap]).
+var bubblewrapModes = []string{"auto", "require", "off"}
 
 // CodeLimits bound one program of code mode; 0 takes the default.
 type CodeLimits struct {
@@ -636,6 +680,21 @@ func (c *Config) problems() []Problem {
 		{"outputBytes", int64(cm.Limits.OutputBytes)}, {"concurrency", int64(cm.Limits.Concurrency)},
 	} {
 		nonNegative(keyPath{"codeMode", "limits", f.key}, f.v)
+	}
+	if cm.Profile != "" && !slices.Contains(codeProfiles, cm.Profile) {
+		add(keyPath{"codeMode", "profile"}, "%q is not a profile: %s", cm.Profile, strings.Join(codeProfiles, ", "))
+	}
+	if b := cm.Sandbox.Bubblewrap; b != "" && !slices.Contains(bubblewrapModes, b) {
+		add(keyPath{"codeMode", "sandbox", "bubblewrap"}, "%q is not one of %s", b, strings.Join(bubblewrapModes, ", "))
+	}
+	for _, f := range []struct {
+		key string
+		v   int64
+	}{
+		{"memory", cm.Sandbox.Memory}, {"cpuTime", int64(cm.Sandbox.CPUTime)}, {"processes", int64(cm.Sandbox.Processes)},
+		{"fileSize", cm.Sandbox.FileSize},
+	} {
+		nonNegative(keyPath{"codeMode", "sandbox", f.key}, f.v)
 	}
 	if cm.Timeout > 0 && cm.Limits.WallTime > 0 && cm.Timeout > cm.Limits.WallTime {
 		add(keyPath{"codeMode", "timeout"}, "%v is more than limits.wallTime (%v), which bounds every program",

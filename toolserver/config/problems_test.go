@@ -208,6 +208,12 @@ func TestValidateChecks(t *testing.T) {
 			"codeMode.limits.outputBytes: must not be negative"},
 		{"code timeout past the wall time", config.Config{CodeMode: config.CodeMode{Timeout: config.Duration(time.Minute), Limits: config.CodeLimits{WallTime: config.Duration(time.Second)}}},
 			"codeMode.timeout: 1m0s is more than limits.wallTime (1s)"},
+		{"unknown profile", config.Config{CodeMode: config.CodeMode{Profile: "paranoid"}},
+			`codeMode.profile: "paranoid" is not a profile: dev, standard, hardened`},
+		{"unknown bubblewrap mode", config.Config{CodeMode: config.CodeMode{Sandbox: config.Sandbox{Bubblewrap: "yes"}}},
+			`codeMode.sandbox.bubblewrap: "yes" is not one of auto, require, off`},
+		{"negative sandbox memory", config.Config{CodeMode: config.CodeMode{Sandbox: config.Sandbox{Memory: -1}}},
+			"codeMode.sandbox.memory: must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
