@@ -60,10 +60,10 @@ func (e *Engine) compile(code string) (*compiled, error) {
 		return c, nil
 	}
 	src := wrapPrefix + code + wrapSuffix
-	var pos *positionMap
+	pos := &positionMap{code: code}
 	if e.transform != nil {
 		var err error
-		src, pos, err = e.transform(code)
+		src, pos.consumer, err = e.transform(code)
 		if err != nil {
 			return nil, err
 		}

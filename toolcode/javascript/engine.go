@@ -7,11 +7,11 @@ import (
 	"math"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
+	"github.com/go-sourcemap/sourcemap"
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolcode"
@@ -35,7 +35,7 @@ type Engine struct {
 	maxStack int
 	// transform turns the source into the JavaScript that runs and maps
 	// positions back; nil for JavaScript.
-	transform func(code string) (js string, m *positionMap, err error)
+	transform func(code string) (js string, m *sourcemap.Consumer, err error)
 	// cache keeps compiled programs; nil keeps none.
 	cache *programCache
 }
@@ -463,7 +463,7 @@ func (r *run) rejected(v goja.Value) error {
 		}
 	}
 	if line > 0 {
-		line, col = r.pos.original(line, col)
+		line, col, _ = r.pos.original(line, col)
 		e := errors.Errorf(errors.Execution, "uncaught %s (line %d, column %d)", msg, line, col)
 		e.Meta = map[string]string{"line": strconv.Itoa(line), "column": strconv.Itoa(col)}
 		return e
@@ -521,10 +521,5 @@ func syntaxError(err error, pos *positionMap) error {
 		col, _ = strconv.Atoi(m[2])
 		msg = m[3]
 	}
-	line, col = pos.original(line, col)
-	msg = strings.TrimSpace(msg)
-	e := errors.Errorf(errors.InvalidArgument, "syntax error at line %d, column %d: %s", line, col, msg)
-	e.Op = "compile"
-	e.Meta = map[string]string{"line": strconv.Itoa(line), "column": strconv.Itoa(col)}
-	return e
+	return pos.syntaxError(line, col, msg)
 }
