@@ -89,14 +89,18 @@ func (e *Engine) Execute(ctx context.Context, prog toolcode.Program) (value json
 // run is one execution: a runtime and the loop that owns it. Everything
 // but the tool calls' goroutines runs on the goroutine of execute.
 type run struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	vm     *goja.Runtime
-	prog   toolcode.Program
-	pos    *positionMap
-	limit  int // concurrent calls
-	stack  int // the call-depth bound
+	ctx   context.Context
+	vm    *goja.Runtime
+	prog  toolcode.Program
+	pos   *positionMap
+	limit int // concurrent calls
+	stack int // the call-depth bound
 
+	// The calls that run on goroutines of their own, and what they need,
+	// made when the first starts: a program that awaits its calls one by
+	// one runs them all on the loop and needs none of it.
+	callCtx context.Context // ctx, canceled when the execution ends
+	cancel  context.CancelFunc
 	jobs    chan func() error
 	stopped chan struct{}
 	wg      sync.WaitGroup
@@ -113,22 +117,20 @@ type run struct {
 }
 
 func newRun(ctx context.Context, e *Engine, prog toolcode.Program, pos *positionMap) *run {
-	ctx, cancel := context.WithCancel(ctx)
 	vm := goja.New()
 	vm.SetMaxCallStackSize(e.maxStack)
 	limit := prog.Limits.Concurrency
 	if limit <= 0 {
 		limit = 1
 	}
-	return &run{
-		ctx: ctx, cancel: cancel, vm: vm, prog: prog, pos: pos, limit: limit, stack: e.maxStack,
-		jobs: make(chan func() error), stopped: make(chan struct{}),
-		goErrs: map[*goja.Object]error{}, namespaces: map[string]goja.Value{},
-	}
+	return &run{ctx: ctx, vm: vm, prog: prog, pos: pos, limit: limit, stack: e.maxStack}
 }
 
 // close stops the calls under way and waits for their goroutines.
 func (r *run) close() {
+	if r.cancel == nil {
+		return
+	}
 	r.cancel()
 	close(r.stopped)
 	r.wg.Wait()
@@ -234,8 +236,12 @@ func (r *run) pop() call {
 func (r *run) step() (ranInline bool, err error) {
 	if r.running == 0 && len(r.queued) == 1 {
 		c := r.pop()
-		out, derr := r.dispatch(c)
+		out, derr := r.dispatch(r.ctx, c)
 		return true, r.settle(c, out, derr)
+	}
+	if r.cancel == nil && len(r.queued) > 0 {
+		r.callCtx, r.cancel = context.WithCancel(r.ctx)
+		r.jobs, r.stopped = make(chan func() error), make(chan struct{})
 	}
 	for len(r.queued) > 0 && r.running < r.limit {
 		c := r.pop()
@@ -243,7 +249,7 @@ func (r *run) step() (ranInline bool, err error) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			out, derr := r.dispatch(c)
+			out, derr := r.dispatch(r.callCtx, c)
 			r.post(func() error {
 				r.running--
 				return r.settle(c, out, derr)
@@ -262,13 +268,13 @@ func (r *run) post(job func() error) {
 }
 
 // dispatch runs one operation of the Tools and returns its result.
-func (r *run) dispatch(c call) (result any, err error) {
+func (r *run) dispatch(ctx context.Context, c call) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			result, err = nil, errors.Errorf(errors.Internal, "tools.%s panicked: %v", c.op, p)
 		}
 	}()
-	ctx, tools := r.ctx, r.prog.Tools
+	tools := r.prog.Tools
 	switch c.op {
 	case "run":
 		args, ok := c.args.(map[string]any)
@@ -343,6 +349,9 @@ func (r *run) jsError(err error) goja.Value {
 		return r.vm.ToValue(err.Error())
 	}
 	if obj, ok := v.(*goja.Object); ok {
+		if r.goErrs == nil {
+			r.goErrs = map[*goja.Object]error{}
+		}
 		r.goErrs[obj] = err
 	}
 	return v
