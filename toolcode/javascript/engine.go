@@ -31,8 +31,9 @@ const DefaultMaxCallStackSize = 2048
 // Engine runs JavaScript (or TypeScript, see [NewTypeScript]) on goja.
 // It is safe for concurrent use: each execution has a runtime of its own.
 type Engine struct {
-	language string
-	maxStack int
+	language   string
+	maxStack   int
+	maxBuiltin int
 	// transform turns the source into the JavaScript that runs and maps
 	// positions back; nil for JavaScript.
 	transform func(code string) (js string, m *sourcemap.Consumer, err error)
@@ -60,7 +61,7 @@ func WithMaxCallStackSize(n int) Option {
 // New returns the JavaScript engine (language "javascript").
 func New(opts ...Option) *Engine {
 	e := &Engine{
-		language: LanguageJavaScript, maxStack: DefaultMaxCallStackSize,
+		language: LanguageJavaScript, maxStack: DefaultMaxCallStackSize, maxBuiltin: DefaultMaxBuiltinSize,
 		cache: newProgramCache(DefaultProgramCacheEntries, DefaultProgramCacheBytes),
 	}
 	for _, o := range opts {
@@ -89,12 +90,13 @@ func (e *Engine) Execute(ctx context.Context, prog toolcode.Program) (value json
 // run is one execution: a runtime and the loop that owns it. Everything
 // but the tool calls' goroutines runs on the goroutine of execute.
 type run struct {
-	ctx   context.Context
-	vm    *goja.Runtime
-	prog  toolcode.Program
-	pos   *positionMap
-	limit int // concurrent calls
-	stack int // the call-depth bound
+	ctx        context.Context
+	vm         *goja.Runtime
+	prog       toolcode.Program
+	pos        *positionMap
+	limit      int // concurrent calls
+	stack      int // the call-depth bound
+	maxBuiltin int // the bound of guarded built-ins
 
 	// The calls that run on goroutines of their own, and what they need,
 	// made when the first starts: a program that awaits its calls one by
@@ -123,7 +125,7 @@ func newRun(ctx context.Context, e *Engine, prog toolcode.Program, pos *position
 	if limit <= 0 {
 		limit = 1
 	}
-	return &run{ctx: ctx, vm: vm, prog: prog, pos: pos, limit: limit, stack: e.maxStack}
+	return &run{ctx: ctx, vm: vm, prog: prog, pos: pos, limit: limit, stack: e.maxStack, maxBuiltin: e.maxBuiltin}
 }
 
 // close stops the calls under way and waits for their goroutines.
@@ -146,6 +148,9 @@ func (r *run) execute(compiled *goja.Program) (value json.RawMessage, err error)
 	defer stop()
 
 	if err := r.install(); err != nil {
+		return nil, r.uncatchable(err)
+	}
+	if err := r.guardBuiltins(); err != nil {
 		return nil, r.uncatchable(err)
 	}
 	v, err := r.vm.RunProgram(compiled)
@@ -348,13 +353,39 @@ func (r *run) jsError(err error) goja.Value {
 	if jerr != nil {
 		return r.vm.ToValue(err.Error())
 	}
+	r.remember(v, err)
+	return v
+}
+
+// remember makes err the execution's error if the program does not catch
+// v.
+func (r *run) remember(v goja.Value, err error) {
 	if obj, ok := v.(*goja.Object); ok {
 		if r.goErrs == nil {
 			r.goErrs = map[*goja.Object]error{}
 		}
 		r.goErrs[obj] = err
 	}
-	return v
+}
+
+// throwError returns an error of the runtime's constructor ctor (the
+// program's own if it replaced it, Error if that is no constructor), with
+// err's code, to throw in the program; uncaught, the execution fails with
+// err.
+func (r *run) throwError(ctor, msg string, err error) goja.Value {
+	c, ok := r.vm.Get(ctor).(*goja.Object)
+	if _, isFn := goja.AssertConstructor(c); !ok || !isFn {
+		return r.jsError(err)
+	}
+	obj, nerr := r.vm.New(c, r.vm.ToValue(msg))
+	if nerr != nil {
+		return r.jsError(err)
+	}
+	if serr := obj.Set("code", string(errors.CodeOf(err))); serr != nil {
+		return r.jsError(err)
+	}
+	r.remember(obj, err)
+	return obj
 }
 
 // output renders the program's value as JSON: a number, boolean or null
