@@ -41,7 +41,9 @@
 //     padStart and padEnd, Array.prototype.join and fill, and Array.from
 //     throw a RangeError with code "resource_exhausted", before they
 //     allocate, when what they would build is past [WithMaxBuiltinSize]
-//     (uncaught, the execution fails with errors.ResourceExhausted).
+//     (uncaught, the execution fails with errors.ResourceExhausted); the
+//     guard covers the built-ins the program's source names, so that
+//     programs that use none pay nothing for it.
 //
 // goja has no memory cap: a program may allocate until the wall time
 // stops it, and what it allocates lands on the host's Go heap. Give it a

@@ -84,7 +84,7 @@ func (e *Engine) Execute(ctx context.Context, prog toolcode.Program) (value json
 	}
 	r := newRun(ctx, e, prog, c.pos)
 	defer r.close()
-	return r.execute(c.prog)
+	return r.execute(c)
 }
 
 // run is one execution: a runtime and the loop that owns it. Everything
@@ -138,7 +138,7 @@ func (r *run) close() {
 	r.wg.Wait()
 }
 
-func (r *run) execute(compiled *goja.Program) (value json.RawMessage, err error) {
+func (r *run) execute(c *compiled) (value json.RawMessage, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			value, err = nil, errors.Errorf(errors.Internal, "javascript engine: %v", p)
@@ -150,10 +150,10 @@ func (r *run) execute(compiled *goja.Program) (value json.RawMessage, err error)
 	if err := r.install(); err != nil {
 		return nil, r.uncatchable(err)
 	}
-	if err := r.guardBuiltins(); err != nil {
+	if err := r.guardBuiltins(c.guards); err != nil {
 		return nil, r.uncatchable(err)
 	}
-	v, err := r.vm.RunProgram(compiled)
+	v, err := r.vm.RunProgram(c.prog)
 	if err != nil {
 		return nil, r.thrown(err)
 	}

@@ -3,6 +3,8 @@ package javascript
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/dop251/goja"
 
@@ -40,7 +42,15 @@ func WithMaxBuiltinSize(n int) Option {
 // converts its receiver and arguments once, and gives the original the
 // converted values, so that a program's toString or valueOf runs once, as
 // without the guard.
-func (r *run) guardBuiltins() error {
+//
+// Only the built-ins whose names the program's source mentions are
+// guarded (see [mentionedBuiltins]): guarding costs every execution the
+// prototypes of String and Array, which goja otherwise builds only when a
+// program uses them.
+func (r *run) guardBuiltins(names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
 	vm := r.vm
 	str, ok := prototypeOf(vm, "String")
 	if !ok {
@@ -65,6 +75,9 @@ func (r *run) guardBuiltins() error {
 		{array, "from", 1, r.guardFrom},
 	}
 	for _, g := range guards {
+		if !slices.Contains(names, g.name) {
+			continue
+		}
 		orig, ok := goja.AssertFunction(g.on.Get(g.name))
 		if !ok {
 			return fmt.Errorf("no built-in %s", g.name)
@@ -89,6 +102,25 @@ func (r *run) guardBuiltins() error {
 		}
 	}
 	return nil
+}
+
+// guardedBuiltins are the names of the built-ins [run.guardBuiltins]
+// guards.
+var guardedBuiltins = []string{"repeat", "padStart", "padEnd", "join", "fill", "from"}
+
+// mentionedBuiltins returns the names of guardedBuiltins that appear in a
+// program's source. A program that reaches a built-in by a name it
+// computes ("re" + "peat") escapes the guard: the guard is there for
+// programs that build too much by mistake; goja has no memory bound that
+// a determined program could not get around (see the package's Limits).
+func mentionedBuiltins(code string) []string {
+	var names []string
+	for _, name := range guardedBuiltins {
+		if strings.Contains(code, name) {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 func prototypeOf(vm *goja.Runtime, ctor string) (*goja.Object, bool) {
