@@ -48,6 +48,8 @@ const (
 	LimitConcurrency = "concurrency"
 	// LimitStack names an engine's bound on recursion.
 	LimitStack = "stack"
+	// LimitMemory names an engine's bound on the memory of a program.
+	LimitMemory = "memory"
 )
 
 // Validate reports a negative field, with code [errors.InvalidArgument].
