@@ -355,6 +355,10 @@ func (r *run) loop() (json.RawMessage, error) {
 			}()
 		}
 		if r.running == 0 {
+			if r.heapFull() {
+				// The program's end could not even be reported.
+				return nil, r.memoryError()
+			}
 			return nil, errors.Errorf(errors.Execution, "the program awaits a promise that nothing settles")
 		}
 		select {
@@ -493,6 +497,11 @@ func (r *run) result() (json.RawMessage, error) {
 	if err := r.limitOf(o.name, o.text); err != nil {
 		return nil, err
 	}
+	if o.text == "null" && o.name == "" && o.stack == "" {
+		// QuickJS throws null when it has no memory left for the
+		// "out of memory" error itself.
+		return nil, r.memoryError()
+	}
 	return nil, uncaught(o.text, o.stack)
 }
 
@@ -504,11 +513,25 @@ func (r *run) limitOf(name, text string) error {
 	}
 	switch {
 	case strings.Contains(text, "out of memory"):
-		return toolcode.LimitError(toolcode.LimitMemory, fmt.Sprintf("%d bytes", r.engine.memory))
+		return r.memoryError()
 	case strings.Contains(text, "stack overflow"), strings.Contains(text, "call stack size"):
 		return toolcode.LimitError(toolcode.LimitStack, fmt.Sprintf("call depth %d", r.engine.stack))
 	}
 	return nil
+}
+
+// heapFull reports that the VM cannot allocate 64 KiB more: the program
+// left its heap at the cap.
+func (r *run) heapFull() bool {
+	if r.ctx.Err() != nil {
+		return false
+	}
+	_, err := r.vm.Eval(`new Array(16384).fill(0).length`, qjs.EvalGlobal)
+	return err != nil && r.ctx.Err() == nil
+}
+
+func (r *run) memoryError() error {
+	return toolcode.LimitError(toolcode.LimitMemory, fmt.Sprintf("%d bytes", r.engine.memory))
 }
 
 // vmError classifies an error out of the VM itself: the execution's end
@@ -525,6 +548,9 @@ func (r *run) vmError(err error) error {
 		}
 		if lerr := r.limitOf(qe.Name, text); lerr != nil {
 			return lerr
+		}
+		if qe.Name == "" && qe.Message == "" && strings.TrimSpace(qe.Error()) == "null" {
+			return r.memoryError()
 		}
 		if qe.Name == "InternalError" && strings.Contains(qe.Message, "interrupted") {
 			return ctxError(r.ctx)

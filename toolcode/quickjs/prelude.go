@@ -11,8 +11,8 @@ package quickjs
 //
 // Values cross as JSON text both ways: arguments as JSON.stringify writes
 // them, results as encoding/json writes them, so a value arrives as it
-// would through any JSON boundary. Function names start with "mt$": the
-// engine skips their frames when it looks for the program's line in a
+// would through any JSON boundary. Function names start with "mt$" (and keep
+// that name: QuickJS names stack frames by it): the engine skips their frames when it looks for the program's line in a
 // stack trace.
 const prelude = `(() => {
 "use strict";
@@ -45,7 +45,7 @@ function mt$call(op, id, args) {
 
 function mt$readOnly(target, get) {
   return new Proxy(target, {
-    get(t, name) { return typeof name === "string" ? get(name) : undefined; },
+    get: function mt$get(t, name) { return typeof name === "string" ? get(name) : undefined; },
     set() { return false; },
     defineProperty() { return false; },
     deleteProperty() { return false; },
@@ -57,8 +57,7 @@ const toolFns = new MapCtor();
 function mt$tool(id) {
   let f = mapGet.call(toolFns, id);
   if (f === undefined) {
-    f = (args) => mt$call("run", id, args === undefined ? {} : args);
-    defineProperty(f, "name", {value: id});
+    f = {["mt$" + id]: (args) => mt$call("run", id, args === undefined ? {} : args)}["mt$" + id];
     mapSet.call(toolFns, id, f);
   }
   return f;
@@ -68,7 +67,7 @@ const namespaces = new MapCtor();
 function mt$namespace(ns) {
   let p = mapGet.call(namespaces, ns);
   if (p === undefined) {
-    p = mt$readOnly(mt$tool(ns), (name) => name === "then" ? undefined : mt$tool(ns + ":" + name));
+    p = mt$readOnly(mt$tool(ns), function mt$member(name) { return name === "then" ? undefined : mt$tool(ns + ":" + name); });
     mapSet.call(namespaces, ns, p);
   }
   return p;
@@ -91,20 +90,20 @@ function mt$log(...args) {
 }
 
 const methods = freeze({
-  run: (id, args) => mt$call("run", id, args === undefined ? {} : args),
-  search: (query, limit) => mt$call("search", query, limit),
-  namespaces: () => mt$call("namespaces", "", undefined),
-  describe: (id, level) => mt$call("describe", id, level === undefined ? "schema" : level),
-  examples: (id, limit) => mt$call("examples", id, limit),
-  chain: (steps) => mt$call("chain", "", steps),
-  ns: (name) => mt$namespace(StringFn(name)),
+  run: function mt$run(id, args) { return mt$call("run", id, args === undefined ? {} : args); },
+  search: function mt$search(query, limit) { return mt$call("search", query, limit); },
+  namespaces: function mt$namespaces() { return mt$call("namespaces", "", undefined); },
+  describe: function mt$describe(id, level) { return mt$call("describe", id, level === undefined ? "schema" : level); },
+  examples: function mt$examples(id, limit) { return mt$call("examples", id, limit); },
+  chain: function mt$chain(steps) { return mt$call("chain", "", steps); },
+  ns: function mt$ns(name) { return mt$namespace(StringFn(name)); },
   log: mt$log,
 });
-for (const k in methods) defineProperty(methods[k], "name", {value: k});
+const hasOwn = Object.prototype.hasOwnProperty;
 
-defineProperty(globalThis, "tools", {value: mt$readOnly({}, (name) => {
+defineProperty(globalThis, "tools", {value: mt$readOnly({}, function mt$member(name) {
   if (name === "then") return undefined;
-  return Object.prototype.hasOwnProperty.call(methods, name) ? methods[name] : mt$namespace(name);
+  return hasOwn.call(methods, name) ? methods[name] : mt$namespace(name);
 })});
 const consoleObj = freeze({log: mt$log, info: mt$log, warn: mt$log, error: mt$log, debug: mt$log});
 defineProperty(globalThis, "console", {value: consoleObj, writable: true, configurable: true});
@@ -117,7 +116,7 @@ function mt$settle(n, ok, payload, code, toolId) {
   else p[1](mt$error(payload, code, toolId, n));
 }
 
-function mt$describe(e) {
+function mt$explain(e) {
   let message = "(value that cannot be shown)", name = "", stack = "", id = 0;
   try { message = StringFn(e); } catch (x) {}
   try {
@@ -141,13 +140,13 @@ function mt$watch(p, script) {
     try {
       s = mt$json(v);
     } catch (e) {
-      const d = mt$describe(e);
+      const d = mt$explain(e);
       hostDone("notjson", d[0], d[1], d[2], d[3]);
       return;
     }
     hostDone("value", s, "", "", 0);
   }, (e) => {
-    const d = mt$describe(e);
+    const d = mt$explain(e);
     hostDone("throw", d[0], d[1], d[2], d[3]);
   });
 }
