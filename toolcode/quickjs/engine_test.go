@@ -51,7 +51,7 @@ func TestValues(t *testing.T) {
 func TestErrors(t *testing.T) {
 	tests := []struct {
 		name, code string
-		code_      errors.Code
+		want       errors.Code
 		contains   []string
 	}{
 		{"syntax error in a script", "const a = 1;\nconst = ;", errors.InvalidArgument, []string{"line 2", "column 7"}},
@@ -71,7 +71,7 @@ func TestErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := execute(t, quickjs.New(), tc.code, toolcode.Limits{})
 			require.Error(t, err)
-			assert.Equal(t, tc.code_, errors.CodeOf(err), err.Error())
+			assert.Equal(t, tc.want, errors.CodeOf(err), err.Error())
 			for _, s := range tc.contains {
 				assert.Contains(t, err.Error(), s)
 			}
