@@ -16,6 +16,7 @@ require (
 	github.com/metatools-go/metatools/toolcode v0.0.0
 	github.com/metatools-go/metatools/tooldocs v0.0.0
 	github.com/metatools-go/metatools/toolindex v0.0.0
+	github.com/metatools-go/metatools/toolrun v0.0.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 )
@@ -28,7 +29,6 @@ require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/pprof v0.0.0-20230207041349-798e818bf904 // indirect
 	github.com/metatools-go/metatools/toolmodel v0.0.0 // indirect
-	github.com/metatools-go/metatools/toolrun v0.0.0 // indirect
 	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
