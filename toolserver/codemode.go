@@ -184,12 +184,12 @@ func executeText(out executeOutput) string {
 	return b.String()
 }
 
-// declaration returns the TypeScript declarations of tools: from the
-// documentation store when it can render them, else from the tools'
-// definitions in the index.
-func (s *Server) declaration(ctx context.Context, ids ...string) (string, error) {
+// declaration returns the TypeScript declarations of tools, rendered with
+// opts: from the documentation store when it can render them, else from
+// the tools' definitions in the index.
+func (s *Server) declaration(ctx context.Context, opts tooldocs.TypeScriptOptions, ids ...string) (string, error) {
 	if d, ok := s.docs.(tooldocs.Declarer); ok {
-		return d.TypeScript(ctx, ids, tooldocs.TypeScriptOptions{})
+		return d.TypeScript(ctx, ids, opts)
 	}
 	tools := make([]toolmodel.Tool, 0, len(ids))
 	for _, id := range ids {
@@ -199,5 +199,5 @@ func (s *Server) declaration(ctx context.Context, ids ...string) (string, error)
 		}
 		tools = append(tools, tool)
 	}
-	return tooldocs.TypeScript(tools, tooldocs.TypeScriptOptions{})
+	return tooldocs.TypeScript(tools, opts)
 }

@@ -219,6 +219,11 @@ func TestSearchDeclaresTheToolsItFindsInCodeMode(t *testing.T) {
 	assert.Contains(t, decl, "search_code(args?: GithubSearchCodeArgs): Promise<unknown>;")
 	assert.Contains(t, decl, "Create a new issue in a GitHub repository.", "the declarations carry the descriptions")
 	assert.NotContains(t, decl, "read_file", "only the tools found are declared")
+	// Declarations of many tools are terse: first sentences only;
+	// describe_tool gives a tool's whole declaration.
+	assert.NotContains(t, decl, "Needs a title.")
+	full := call(t, cs, toolserver.ToolDescribe, map[string]any{"id": "github:create_issue", "format": "typescript"})
+	assert.Contains(t, text(full), "Needs a title.")
 	// The text names the IDs once, best first, then declares them: each
 	// description is said once.
 	assert.Equal(t, "Found, best first: "+out.Tools[0].ID+", "+out.Tools[1].ID+"\n"+decl, text(res))

@@ -313,13 +313,16 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 
 // searchDeclarations returns the TypeScript declarations of the tools a
 // search found, or "" when they cannot be rendered: the search answers
-// all the same, and describe_tool gives each tool's declaration.
+// all the same, and describe_tool gives each tool's declaration. They are
+// terse (first sentences, no constraint tags), about 60% of the full
+// size, since they declare every hit while the agent calls a few:
+// describe_tool's format typescript gives a tool's full declaration.
 func (s *Server) searchDeclarations(ctx context.Context, found []toolSummary) string {
 	ids := make([]string, len(found))
 	for i, t := range found {
 		ids[i] = t.ID
 	}
-	decl, err := s.declaration(ctx, ids...)
+	decl, err := s.declaration(ctx, tooldocs.TypeScriptOptions{Brief: true, Terse: true}, ids...)
 	if err != nil {
 		s.logger.Warn("search results not declared", "tools", ids, "error", err)
 		return ""
@@ -390,7 +393,7 @@ func (s *Server) describe(ctx context.Context, _ *mcp.CallToolRequest, in descri
 		return toolError(err), nil
 	}
 	if in.Format == "typescript" {
-		decl, err := s.declaration(ctx, in.ID)
+		decl, err := s.declaration(ctx, tooldocs.TypeScriptOptions{}, in.ID)
 		if err != nil {
 			return toolError(errors.WithOp(ToolDescribe, err)), nil
 		}
