@@ -224,9 +224,9 @@ func measureTask(t *testing.T, tools []toolmodel.Tool, records int) taskCost {
 
 	// Meta-tools: search, then describe and run each tool.
 	c.metaSearch, c.searches = searchTask(t, meta)
-	for _, call := range morningBrief {
-		c.describe = c.describe.plus(costOfResult(t, callTool(t, meta, toolserver.ToolDescribe, map[string]any{"id": call.id})))
-		c.run = c.run.plus(costOfResult(t, callTool(t, meta, toolserver.ToolRun, map[string]any{"id": call.id, "args": call.args})))
+	for _, step := range morningBrief {
+		c.describe = c.describe.plus(costOfResult(t, call(t, meta, toolserver.ToolDescribe, map[string]any{"id": step.id})))
+		c.run = c.run.plus(costOfResult(t, call(t, meta, toolserver.ToolRun, map[string]any{"id": step.id, "args": step.args})))
 	}
 	c.meta = c.metaSearch.plus(c.describe).plus(c.run)
 
@@ -237,7 +237,7 @@ func measureTask(t *testing.T, tools []toolmodel.Tool, records int) taskCost {
 	require.NoError(t, err)
 	c.executeDef = len(def)
 	c.codeSearch, _ = searchTask(t, code)
-	res := callTool(t, code, toolserver.ToolExecuteCode, map[string]any{"language": "typescript", "code": morningBriefProgram})
+	res := call(t, code, toolserver.ToolExecuteCode, map[string]any{"language": "typescript", "code": morningBriefProgram})
 	c.program = costOfResult(t, res)
 	var out executeResult
 	structured(t, res, &out)
@@ -246,18 +246,11 @@ func measureTask(t *testing.T, tools []toolmodel.Tool, records int) taskCost {
 		assert.True(t, tr.OK, "call %d: %s", i, tr.Tool)
 	}
 	assert.Contains(t, string(out.Value), `"time":"time:get_current_time result 1"`)
-	c.whole = costOfResult(t, callTool(t, code, toolserver.ToolExecuteCode, map[string]any{"language": "typescript", "code": morningBriefUnfiltered}))
+	c.whole = costOfResult(t, call(t, code, toolserver.ToolExecuteCode, map[string]any{"language": "typescript", "code": morningBriefUnfiltered}))
 	fixed := c.codeSearch.plus(readCost{c.listed, c.listed})
 	c.code = fixed.plus(c.program)
 	c.codeWhole = fixed.plus(c.whole)
 	return c
-}
-
-// callTool is call, named so as not to clash with the loop variables of
-// the measurement.
-func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
-	t.Helper()
-	return call(t, cs, name, args)
 }
 
 func percent(a, b int) float64 { return 100 * float64(a) / float64(b) }
