@@ -174,10 +174,11 @@ func listBytes(t *testing.T, cs *mcp.ClientSession) int {
 	return len(raw)
 }
 
-// searchTask runs the task's searches (each query once, in order, at the
-// default limit) and returns what they cost; it checks that each finds
+// searchTask runs the task's searches (each query once, in order, with
+// the given limit, 0 for the default) and returns what they cost; it
+// checks that each finds
 // the tools the task calls.
-func searchTask(t *testing.T, cs *mcp.ClientSession) (readCost, int) {
+func searchTask(t *testing.T, cs *mcp.ClientSession, limit int) (readCost, int) {
 	t.Helper()
 	var cost readCost
 	searches := 0
@@ -188,7 +189,11 @@ func searchTask(t *testing.T, cs *mcp.ClientSession) (readCost, int) {
 		}
 		done[c.query] = true
 		searches++
-		res := call(t, cs, toolserver.ToolSearch, map[string]any{"query": c.query})
+		args := map[string]any{"query": c.query}
+		if limit > 0 {
+			args["limit"] = limit
+		}
+		res := call(t, cs, toolserver.ToolSearch, args)
 		cost = cost.plus(costOfResult(t, res))
 		var found searchAnswer
 		structured(t, res, &found)
@@ -215,15 +220,16 @@ type taskCost struct {
 }
 
 // measureTask runs the task on both paths over the livemcp catalogue,
-// every tool answering the given number of records.
-func measureTask(t *testing.T, tools []toolmodel.Tool, records int) taskCost {
+// every tool answering the given number of records, searching with the
+// given limit (0: the default).
+func measureTask(t *testing.T, tools []toolmodel.Tool, records, limit int) taskCost {
 	t.Helper()
 	var c taskCost
 	meta := livemcpServer(t, tools, records)
 	code := livemcpServer(t, tools, records, toolserver.WithCodeMode(toolserver.CodeMode{}))
 
 	// Meta-tools: search, then describe and run each tool.
-	c.metaSearch, c.searches = searchTask(t, meta)
+	c.metaSearch, c.searches = searchTask(t, meta, limit)
 	for _, step := range morningBrief {
 		c.describe = c.describe.plus(costOfResult(t, call(t, meta, toolserver.ToolDescribe, map[string]any{"id": step.id})))
 		c.run = c.run.plus(costOfResult(t, call(t, meta, toolserver.ToolRun, map[string]any{"id": step.id, "args": step.args})))
@@ -236,7 +242,7 @@ func measureTask(t *testing.T, tools []toolmodel.Tool, records int) taskCost {
 	def, err := json.Marshal(listedTool(t, code, toolserver.ToolExecuteCode))
 	require.NoError(t, err)
 	c.executeDef = len(def)
-	c.codeSearch, _ = searchTask(t, code)
+	c.codeSearch, _ = searchTask(t, code, limit)
 	res := call(t, code, toolserver.ToolExecuteCode, map[string]any{"language": "typescript", "code": morningBriefProgram})
 	c.program = costOfResult(t, res)
 	var out executeResult
@@ -270,14 +276,21 @@ func percent(a, b int) float64 { return 100 * float64(a) / float64(b) }
 // sizes and reports the size from which code mode reads less.
 func TestCodeModeContextCostLiveMCP(t *testing.T) {
 	tools := loadLiveMCP(t)
-	t.Logf("livemcp, %d tools; a task of %d calls to %d tools, each found by its own search (default limit)", len(tools), len(morningBrief), len(morningBrief))
+	t.Logf("livemcp, %d tools; a task of %d calls to %d tools, each found by its own search", len(tools), len(morningBrief), len(morningBrief))
 	t.Logf("bytes read, text (text + structured content):")
-	costs := map[int]taskCost{}
-	for _, records := range []int{5, 20} {
-		c := measureTask(t, tools, records)
-		costs[records] = c
+	costs := map[string]taskCost{}
+	for _, m := range []struct {
+		name           string
+		records, limit int
+	}{{"small", 5, 0}, {"large", 20, 0}, {"small, limit 3", 5, 3}} {
+		c := measureTask(t, tools, m.records, m.limit)
+		costs[m.name] = c
 		require.Equal(t, len(morningBrief), c.searches)
-		t.Logf("answers of %d records, %d bytes each on average (run_tool text):", records, c.run.text/len(morningBrief))
+		limit := "the default limit"
+		if m.limit > 0 {
+			limit = fmt.Sprintf("limit %d", m.limit)
+		}
+		t.Logf("answers of %d records, %d bytes each on average (run_tool text), searches at %s:", m.records, c.run.text/len(morningBrief), limit)
 		t.Logf("  meta-tools: searches %d (%d) + 10 describe_tool %d (%d) + 10 run_tool %d (%d) = %d (%d)",
 			c.metaSearch.text, c.metaSearch.all, c.describe.text, c.describe.all, c.run.text, c.run.all, c.meta.text, c.meta.all)
 		t.Logf("  code mode:  tools/list +%d (execute_code %d) + searches with declarations %d (%d) + execute_code %d (%d) = %d (%d)",
@@ -292,11 +305,13 @@ func TestCodeModeContextCostLiveMCP(t *testing.T) {
 	// Code mode reads a fixed amount more documentation, and a nearly
 	// fixed program answer: it reads less once the ten answers outweigh
 	// that difference.
-	small, large := costs[5], costs[20]
+	small, large := costs["small"], costs["large"]
 	extra := (small.code.text - small.program.text) - (small.metaSearch.text + small.describe.text)
 	t.Logf("code mode reads less once the tools answer more than about %d bytes each (its extra documentation: %d bytes)",
 		extra/len(morningBrief), extra)
 	assert.Less(t, large.code.text, large.meta.text, "with answers of 20 records, code mode makes the agent read less text")
 	assert.Less(t, large.code.all, large.meta.all, "with answers of 20 records, code mode makes the agent read less, structured content included")
 	assert.Greater(t, large.meta.text-large.code.text, small.meta.text-small.code.text, "the larger the answers, the more code mode saves")
+	fewer := costs["small, limit 3"]
+	assert.Less(t, fewer.code.text-fewer.meta.text, small.code.text-small.meta.text, "fewer hits, less extra documentation in code mode")
 }
