@@ -24,10 +24,10 @@ import (
 )
 
 // MinAddressSpace is the smallest RLIMIT_AS the runner gets: a Go process
-// reserves far more address space than it uses, and does not start below
-// about 1 GiB. Without a memory cgroup the memory limit is enforced by
+// reserves far more address space than it uses (the runner, measured on
+// linux/amd64, runs out of address space at 1.5 GiB with 260 MB in use). Without a memory cgroup the memory limit is enforced by
 // RLIMIT_AS at max(Limits.Memory, MinAddressSpace), and reported so.
-const MinAddressSpace = 1 << 30
+const MinAddressSpace = 2 << 30
 
 // exitGrace is how long a runner that broke off the protocol gets to end
 // by itself, so that the host learns why (its exit status, a cgroup's
@@ -274,6 +274,9 @@ type execution struct {
 	exited chan struct{}
 	once   sync.Once
 	err    error // of cmd.Wait
+
+	// What the cgroup counted, read by stop before it removes it.
+	oomKilled, pidsRefused bool
 }
 
 // start starts the runner: in its own process group, with a clean
@@ -445,6 +448,7 @@ func (e *execution) stop() {
 			_ = e.stdout.Close()
 		}
 		if e.group != nil {
+			e.oomKilled, e.pidsRefused = e.group.oomKilled(), e.group.pidsRefused()
 			e.group.remove()
 		}
 		if e.dir != "" {
@@ -458,22 +462,25 @@ func (e *execution) stop() {
 // stderr. ownEnd says whether it ended before stop killed it.
 func (e *execution) classify(hostErr error, ownEnd bool, l toolruntime.Limits) error {
 	state := e.cmd.ProcessState
-	if e.group != nil && e.group.oomKilled() {
+	if e.oomKilled {
 		return errors.WithOp("process.Run", toolcode.LimitError(toolruntime.LimitMemory, l.Memory))
 	}
 	if ownEnd && state != nil {
 		ws, _ := state.Sys().(syscall.WaitStatus)
 		cpu := state.UserTime() + state.SystemTime()
+		// bubblewrap ends with 128+n when the runner ends by signal n.
+		killed := ws.Signaled() && (ws.Signal() == syscall.SIGXCPU || ws.Signal() == syscall.SIGKILL) ||
+			ws.Exited() && (ws.ExitStatus() == 128+int(syscall.SIGXCPU) || ws.ExitStatus() == 128+int(syscall.SIGKILL))
 		switch {
 		case ws.Exited() && ws.ExitStatus() == runner.ExitCPUTime,
-			ws.Signaled() && (ws.Signal() == syscall.SIGXCPU || ws.Signal() == syscall.SIGKILL) && cpu >= l.CPUTime:
+			killed && cpu >= l.CPUTime:
 			return errors.WithOp("process.Run", toolcode.LimitError(toolruntime.LimitCPUTime, l.CPUTime))
 		case e.group == nil && strings.Contains(e.tail.String(), "out of memory"):
 			// The runtime's allocation failed under RLIMIT_AS.
 			return errors.WithOp("process.Run", toolcode.LimitError(toolruntime.LimitMemory, l.Memory))
 		}
 	}
-	if e.group != nil && e.group.pidsRefused() {
+	if e.pidsRefused {
 		return errors.WithOp("process.Run", toolcode.LimitError(toolruntime.LimitProcesses, l.Processes))
 	}
 	status := "still running"
@@ -483,26 +490,40 @@ func (e *execution) classify(hostErr error, ownEnd bool, l toolruntime.Limits) e
 	return errors.Opf("process.Run", errors.Internal, "the runner ended without answering (%s: %v); its stderr ends with: %s", status, hostErr, e.tail.String())
 }
 
-// tail keeps the last max bytes written to it: the end of the runner's
-// stderr, for diagnostics.
+// tail keeps the first and the last bytes written to it, max in all: the
+// runner's stderr, for diagnostics (a Go runtime's fatal error comes first,
+// its stacks after).
 type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
+	mu   sync.Mutex
+	max  int
+	head []byte
+	buf  []byte
+	cut  bool
 }
 
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
+	n := len(p)
+	if room := t.max/4 - len(t.head); room > 0 {
+		k := min(room, len(p))
+		t.head = append(t.head, p[:k]...)
+		p = p[k:]
 	}
-	return len(p), nil
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - (t.max - t.max/4); over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+		t.cut = true
+	}
+	return n, nil
 }
 
 func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.buf))
+	sep := ""
+	if t.cut {
+		sep = "\n[...]\n"
+	}
+	return strings.TrimSpace(string(t.head) + sep + string(t.buf))
 }
