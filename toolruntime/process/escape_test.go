@@ -97,9 +97,9 @@ func alive(p proc) bool {
 // blocked runs code, which must call util:gate, on a fresh backend, and
 // calls during with the processes of the execution while the program
 // waits in that call (the host's pre-call hook runs while the guest waits
-// for the answer). It returns the execution's outcome and the processes
-// seen.
-func blocked(t *testing.T, opts []process.Option, code string, limits toolcode.Limits, during func(ctx context.Context, f *toolcodetest.Fixture, procs []proc)) (*toolcode.Result, error, []proc, int) {
+// for the answer). It returns the processes seen and the execution's
+// error.
+func blocked(t *testing.T, opts []process.Option, code string, limits toolcode.Limits, during func(ctx context.Context, f *toolcodetest.Fixture, procs []proc)) ([]proc, error) {
 	t.Helper()
 	var (
 		mu  sync.Mutex
@@ -130,9 +130,9 @@ func blocked(t *testing.T, opts []process.Option, code string, limits toolcode.L
 		return nil
 	})))
 	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(e))
-	res, err := x.Execute(ctx, toolcode.ExecuteParams{Code: code, Language: "javascript", Limits: limits})
+	_, err = x.Execute(ctx, toolcode.ExecuteParams{Code: code, Language: "javascript", Limits: limits})
 	require.NotEmpty(t, seen, "the program reached the gate")
-	return res, err, seen, top
+	return seen, err
 }
 
 // runnerOf returns the runner's process among procs.
@@ -152,11 +152,12 @@ func TestEscapeEnvironment(t *testing.T) {
 	t.Setenv("TOOLRUNTIME_PLANTED_SECRET", secret)
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {
-			_, err, procs, _ := blocked(t, mode.opts, `await tools.util.gate({}); return 1`, toolcode.Limits{},
+			procs, err := blocked(t, mode.opts, `await tools.util.gate({}); return 1`, toolcode.Limits{},
 				func(_ context.Context, f *toolcodetest.Fixture, procs []proc) {
 					for _, p := range procs {
 						env, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/environ")
-						if !assert.NoError(t, err) {
+						if err != nil {
+							t.Errorf("read the environment of %s (%d): %v", p.comm, p.pid, err)
 							continue
 						}
 						assert.NotContains(t, string(env), secret, "environment of %s (%d)", p.comm, p.pid)

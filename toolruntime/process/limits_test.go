@@ -16,20 +16,20 @@ import (
 
 const allocate = `const a = []; while (true) a.push('x'.repeat(1 << 20))`
 
-// runLimited runs code under the sandbox limits l and returns the error
-// and what the execution reported as enforced.
-func runLimited(t *testing.T, opts []process.Option, l toolruntime.Limits, code string) (error, toolruntime.LimitsEnforced) {
+// runLimited runs code under the sandbox limits l and returns what the
+// execution reported as enforced and its error.
+func runLimited(t *testing.T, opts []process.Option, l toolruntime.Limits, code string) (toolruntime.LimitsEnforced, error) {
 	t.Helper()
 	x, _ := executor(t, newBackend(t, opts...), toolruntime.Standard, "javascript", toolruntime.WithLimits(l))
 	res, err := x.Execute(context.Background(), toolcode.ExecuteParams{Code: code, Limits: toolcode.Limits{WallTime: 60 * time.Second}})
 	require.NotNil(t, res)
-	return err, toolruntime.LimitsEnforced(res.Isolation.Enforced)
+	return toolruntime.LimitsEnforced(res.Isolation.Enforced), err
 }
 
 func TestLimitMemoryCgroup(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {
-			err, enforced := runLimited(t, mode.opts, toolruntime.Limits{Memory: 64 << 20}, allocate)
+			enforced, err := runLimited(t, mode.opts, toolruntime.Limits{Memory: 64 << 20}, allocate)
 			row, ok := enforced.Get(toolruntime.LimitMemory)
 			require.True(t, ok)
 			require.Contains(t, row.By, "cgroup", "this machine has a memory cgroup")
@@ -42,7 +42,7 @@ func TestLimitMemoryCgroup(t *testing.T) {
 }
 
 func TestLimitMemoryAddressSpace(t *testing.T) {
-	err, enforced := runLimited(t, []process.Option{process.WithoutCgroup(), process.WithoutBubblewrap()}, toolruntime.Limits{Memory: 64 << 20}, `return 'x'.repeat(1 << 20).length`)
+	enforced, err := runLimited(t, []process.Option{process.WithoutCgroup(), process.WithoutBubblewrap()}, toolruntime.Limits{Memory: 64 << 20}, `return 'x'.repeat(1 << 20).length`)
 	row, ok := enforced.Get(toolruntime.LimitMemory)
 	require.True(t, ok)
 	assert.Equal(t, "rlimit address space", row.By)
@@ -53,7 +53,7 @@ func TestLimitMemoryAddressSpace(t *testing.T) {
 func TestLimitCPUTime(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {
-			err, enforced := runLimited(t, mode.opts, toolruntime.Limits{CPUTime: time.Second}, `while (true) {}`)
+			enforced, err := runLimited(t, mode.opts, toolruntime.Limits{CPUTime: time.Second}, `while (true) {}`)
 			assert.True(t, enforced.Enforced(toolruntime.LimitCPUTime))
 			require.Error(t, err)
 			assert.Equal(t, errors.ResourceExhausted, errors.CodeOf(err))
@@ -99,12 +99,12 @@ func TestEnforces(t *testing.T) {
 func TestStandardProfileAccepts(t *testing.T) {
 	for _, mode := range modes {
 		_, err := toolruntime.New(toolruntime.WithBackend(toolruntime.Standard, newBackend(t, mode.opts...)))
-		assert.NoError(t, err, mode.name)
+		require.NoError(t, err, mode.name)
 	}
 	// Hardened needs processes bounded: with bubblewrap and the pids
 	// cgroup, this machine has it.
 	_, err := toolruntime.New(toolruntime.WithBackend(toolruntime.Hardened, newBackend(t, process.RequireBubblewrap())))
-	assert.NoError(t, err)
+	require.NoError(t, err)
 	_, err = toolruntime.New(toolruntime.WithBackend(toolruntime.Hardened, newBackend(t, process.WithoutBubblewrap())))
 	require.Error(t, err)
 	assert.Equal(t, errors.Unsupported, errors.CodeOf(err))
