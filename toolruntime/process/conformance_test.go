@@ -2,13 +2,14 @@ package process_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/toolcode/toolcodetest"
 	"github.com/metatools-go/metatools/toolruntime"
 	"github.com/metatools-go/metatools/toolruntime/process"
+	"github.com/metatools-go/metatools/toolruntime/toolruntimetest"
 )
 
 // modes are the ways the backend runs on this machine: with bubblewrap
@@ -29,20 +30,19 @@ func newBackend(t testing.TB, opts ...process.Option) *process.Backend {
 	return b
 }
 
+// startup bounds the start of a runner process on a loaded machine, for
+// the engine cases that give a program a short wall time to make a call.
+const startup = 2 * time.Second
+
 func TestConformance(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {
-			rt, err := toolruntime.New(toolruntime.WithBackend(toolruntime.Standard, newBackend(t, mode.opts...)))
-			require.NoError(t, err)
-			for _, lang := range []string{"javascript", "typescript"} {
-				t.Run(lang, func(t *testing.T) {
-					toolcodetest.RunEngine(t, func() toolcode.Engine {
-						e, err := rt.Engine(toolruntime.Standard, lang)
-						require.NoError(t, err)
-						return e
-					})
-				})
-			}
+			report := toolruntimetest.RunBackend(t, func(t *testing.T) toolruntime.Backend {
+				b, err := process.New(toolruntimetest.BuildRunner(t, "", ""), mode.opts...)
+				require.NoError(t, err)
+				return b
+			}, toolcodetest.OutOfProcess(startup))
+			t.Logf("process backend (%s):\n%s", mode.name, report)
 		})
 	}
 }

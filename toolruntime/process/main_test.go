@@ -1,7 +1,6 @@
 package process_test
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,27 +8,15 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/metatools-go/metatools/toolruntime/toolruntimetest"
 )
 
 // runnerPath is the real runner, built once for the package's tests as a
 // static binary (bubblewrap binds nothing else into the sandbox).
 var runnerPath string
 
-// outOfProcess names the subtests of toolcodetest's suite that cannot
-// hold for a backend out of process, whatever the backend: one runs the
-// execution in a testing/synctest bubble, which a child process is outside
-// of (synctest.Wait returns before the child has called anything); the
-// other gives a program 100 ms, start-up included, to make a call, which
-// is less than a runner process takes to start on a loaded machine. The
-// behaviour they check (bounded concurrency, a deadline after a call) is
-// covered by the suite's other subtests and by this package's escape tests.
-const outOfProcess = "TestConformance/[^/]*/[^/]*/ParallelBoundedByConcurrency|TestConformance/[^/]*/[^/]*/Limit/WallTimeAfterCall"
-
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if f := flag.Lookup("test.skip"); f != nil && f.Value.String() == "" {
-		_ = f.Value.Set(outOfProcess)
-	}
 	os.Exit(run(m))
 }
 
@@ -48,6 +35,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
+	toolruntimetest.RemoveRunners()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)

@@ -284,28 +284,34 @@ func (e *env) attempts() []attempt {
 // parents must not be parallel. Callers also check the whole package with
 // goleak.VerifyTestMain, since toolcodetest.RunEngine checks no goroutine
 // itself.
-func RunBackend(t *testing.T, newBackend func(t *testing.T) toolruntime.Backend) *Report {
+//
+// opts adapt the engine suite to the backend: an out-of-process backend
+// passes toolcodetest.OutOfProcess with its start-up time, one that runs a
+// program's tool calls one at a time toolcodetest.SequentialCalls.
+func RunBackend(t *testing.T, newBackend func(t *testing.T) toolruntime.Backend, opts ...toolcodetest.Option) *Report {
 	t.Helper()
 	report := &Report{}
-	newRuntime := func(t *testing.T) (*toolruntime.Runtime, toolruntime.Backend) {
+	newRuntime := func(t *testing.T, limits toolruntime.Limits) (*toolruntime.Runtime, toolruntime.Backend) {
 		b := newBackend(t)
 		require.NotNil(t, b, "newBackend returned nil")
-		rt, err := toolruntime.New(toolruntime.WithBackend(toolruntime.Dev, b), toolruntime.WithLimits(SuiteLimits))
+		rt, err := toolruntime.New(toolruntime.WithBackend(toolruntime.Dev, b), toolruntime.WithLimits(limits))
 		require.NoError(t, err)
 		return rt, b
 	}
 	for _, lang := range []string{"javascript", "typescript"} {
 		t.Run("Engine/"+lang, func(t *testing.T) {
-			rt, _ := newRuntime(t)
+			// The engine suite bounds its programs by wall time; the
+			// sandbox's own limits stay at their defaults, out of its way.
+			rt, _ := newRuntime(t, toolruntime.DefaultLimits)
 			toolcodetest.RunEngine(t, func() toolcode.Engine {
 				engine, err := rt.Engine(toolruntime.Dev, lang)
 				require.NoError(t, err)
 				return engine
-			})
+			}, opts...)
 		})
 	}
 	t.Run("Attempts", func(t *testing.T) {
-		rt, b := newRuntime(t)
+		rt, b := newRuntime(t, SuiteLimits)
 		report.Backend = b.Name()
 		e := newEnv(t, rt, b)
 		for _, a := range e.attempts() {
