@@ -112,7 +112,7 @@ func endsWithin(p proc, d time.Duration) bool {
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	for {
 		n, err := unix.Poll(fds, int(d.Milliseconds()))
-		if err == unix.EINTR { //nolint:errorlint // a raw errno from the system call
+		if err == unix.EINTR {
 			continue
 		}
 		return (err == nil && n > 0) || !alive(p)
