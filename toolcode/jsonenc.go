@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -24,6 +25,30 @@ func marshalJSON(v any) ([]byte, error) {
 		return b, nil
 	}
 	return json.Marshal(v)
+}
+
+// sizeBuffers holds the scratch buffers of jsonSize.
+var sizeBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBuffer is the largest scratch buffer put back in the pool: a
+// huge result does not keep its buffer alive.
+const maxPooledBuffer = 64 << 10
+
+// jsonSize returns len(json.Marshal(v)). It writes the JSON in a scratch
+// buffer it reuses, since only the size is kept.
+func jsonSize(v any) (int, error) {
+	buf := sizeBuffers.Get().(*[]byte)
+	b, ok := appendJSON((*buf)[:0], v, 0)
+	n := len(b)
+	if cap(b) <= maxPooledBuffer {
+		*buf = b[:0]
+		sizeBuffers.Put(buf)
+	}
+	if ok {
+		return n, nil
+	}
+	out, err := json.Marshal(v)
+	return len(out), err
 }
 
 // appendJSON appends the encoding/json text of v to dst; ok is false when

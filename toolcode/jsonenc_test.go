@@ -36,6 +36,22 @@ func TestMarshalJSONMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+func TestJSONSizeMatchesEncodingJSON(t *testing.T) {
+	// Twice: the second pass reuses the scratch buffers of the first.
+	for range 2 {
+		for _, v := range encodeCases {
+			want, wantErr := json.Marshal(v)
+			got, err := jsonSize(v)
+			if wantErr != nil {
+				require.Error(t, err, "%#v", v)
+				continue
+			}
+			require.NoError(t, err, "%#v", v)
+			assert.Equal(t, len(want), got, "%#v", v)
+		}
+	}
+}
+
 func TestMarshalJSONCycleFails(t *testing.T) {
 	m := map[string]any{}
 	m["self"] = m

@@ -48,6 +48,11 @@ const (
 	LimitConcurrency = "concurrency"
 	// LimitStack names an engine's bound on recursion.
 	LimitStack = "stack"
+	// LimitAllocation names an engine's bound on what one call of a
+	// built-in function may allocate.
+	LimitAllocation = "allocation"
+	// LimitMemory names an engine's bound on the memory of a program.
+	LimitMemory = "memory"
 )
 
 // Validate reports a negative field, with code [errors.InvalidArgument].

@@ -302,8 +302,8 @@ func (e *env) record(entry TraceEntry, begin time.Time, res *toolrun.RunResult, 
 func (e *env) fill(entry *TraceEntry, res *toolrun.RunResult, err error) {
 	if res != nil {
 		entry.Backend = res.Backend.Identity()
-		if b, merr := marshalJSON(res.Structured); merr == nil {
-			entry.ResultBytes = len(b)
+		if n, merr := jsonSize(res.Structured); merr == nil {
+			entry.ResultBytes = n
 		}
 	}
 	if err != nil {

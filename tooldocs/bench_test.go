@@ -163,6 +163,7 @@ func BenchmarkTypeScript(b *testing.B) {
 	}{
 		{"tools=527", tools, tooldocs.TypeScriptOptions{}},
 		{"tools=527/brief", tools, tooldocs.TypeScriptOptions{Brief: true}},
+		{"tools=527/terse", tools, tooldocs.TypeScriptOptions{Brief: true, Terse: true}},
 		{"tools=1", tools[1:2], tooldocs.TypeScriptOptions{}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -166,7 +166,8 @@ func FuzzEstimateTokens(f *testing.F) {
 
 // FuzzTypeScript renders declarations of a tool whose input and output
 // schemas are arbitrary bytes: it never fails or panics on a schema, always
-// declares the tool's method, and its output is well-formed TypeScript.
+// declares the tool's method, and its output, terse or not, is well-formed
+// TypeScript.
 func FuzzTypeScript(f *testing.F) {
 	for _, s := range schemaSeeds {
 		f.Add([]byte(s))
@@ -188,6 +189,13 @@ func FuzzTypeScript(f *testing.F) {
 		}
 		if err := checkTypeScript(out); err != nil {
 			t.Fatalf("TypeScript(%s) is not well-formed: %v\n%s", data, err, out)
+		}
+		terse, err := tooldocs.TypeScript([]toolmodel.Tool{tool}, tooldocs.TypeScriptOptions{Brief: true, Terse: true})
+		if err != nil {
+			t.Fatalf("terse TypeScript(%s): %v", data, err)
+		}
+		if err := checkTypeScript(terse); err != nil {
+			t.Fatalf("terse TypeScript(%s) is not well-formed: %v\n%s", data, err, terse)
 		}
 	})
 }

@@ -22,6 +22,10 @@ import (
 // calls tools, unless [TypeScriptOptions.Root] names another.
 const DefaultTypeScriptRoot = "tools"
 
+// TerseDescriptionLength is the most characters of a property's
+// description that [TypeScriptOptions.Terse] keeps.
+const TerseDescriptionLength = 80
+
 // TypeScriptOptions tunes the declarations [TypeScript] and
 // [Store.TypeScript] render. The zero value asks for the defaults.
 type TypeScriptOptions struct {
@@ -35,6 +39,13 @@ type TypeScriptOptions struct {
 	// [Summarize]), for declarations of many tools at once. Property
 	// descriptions are kept whole: they say how to build the arguments.
 	Brief bool
+	// Terse cuts the descriptions of the argument and result types (of
+	// properties and named types) to their first sentence, at most
+	// [TerseDescriptionLength] characters, and leaves out their
+	// constraint tags (@default, @minimum, ...): the shape of many tools
+	// at once, such as a search's results, for a fraction of the size. A
+	// tool's full declaration says the rest.
+	Terse bool
 }
 
 // Declarer renders TypeScript declarations of tools, so that a language
@@ -157,7 +168,7 @@ func TypeScript(tools []toolmodel.Tool, opts TypeScriptOptions) (string, error) 
 		}
 	}
 
-	w := &tsWriter{names: newNameSet(), shared: map[string]string{}, bodies: map[string]string{}}
+	w := &tsWriter{names: newNameSet(), shared: map[string]string{}, bodies: map[string]string{}, terse: opts.Terse}
 	rootType := w.names.take(pascal(root))
 	// Name every tool's types before any definition takes a name, so that
 	// a tool's own names do not depend on the other tools' definitions.
@@ -230,6 +241,8 @@ type tsWriter struct {
 	shared map[string]string
 	// bodies maps the rendering of a definition to its type name.
 	bodies map[string]string
+	// terse leaves out the JSDoc of types (TypeScriptOptions.Terse).
+	terse bool
 }
 
 // renderTool writes the declarations of one tool's types to out and
@@ -427,7 +440,7 @@ func (r *tsRenderer) declareAll(out *strings.Builder) {
 		name := r.named[s]
 		t := r.expr(s, 0, true, "")
 		var doc strings.Builder
-		writeJSDoc(&doc, "", docText(s.Description), schemaTags(s))
+		r.w.writeTypeDoc(&doc, "", s)
 		out.WriteByte('\n')
 		out.WriteString(doc.String())
 		if base, ok := r.bases[s]; ok {
@@ -693,7 +706,7 @@ func (r *tsRenderer) object(s *jsonschema.Schema, depth int, indent string) tsEx
 		p := s.Properties[name]
 		t := r.expr(p, depth+1, false, inner)
 		if p != nil {
-			writeJSDoc(&body, inner, docText(p.Description), schemaTags(p))
+			r.w.writeTypeDoc(&body, inner, p)
 		}
 		body.WriteString(inner + propertyName(name))
 		if !required[name] {
@@ -948,6 +961,16 @@ func docText(s string) []string {
 		out[0] = strings.TrimLeft(out[0], " \t")
 	}
 	return out
+}
+
+// writeTypeDoc writes the JSDoc of a type or property: its description
+// and constraint tags, or in terse mode its description's first sentence.
+func (w *tsWriter) writeTypeDoc(b *strings.Builder, indent string, s *jsonschema.Schema) {
+	if w.terse {
+		writeJSDoc(b, indent, docText(Summarize(s.Description, TerseDescriptionLength)), nil)
+		return
+	}
+	writeJSDoc(b, indent, docText(s.Description), schemaTags(s))
 }
 
 // writeJSDoc writes a JSDoc comment with the given lines and tags, on one

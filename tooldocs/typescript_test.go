@@ -231,6 +231,50 @@ interface BXResult {
 `, out)
 }
 
+func TestTypeScriptTerse(t *testing.T) {
+	tool := toolmodel.Tool{Namespace: "shop", Tags: nil}
+	tool.Name = "order"
+	tool.Description = "Place an order. The order is charged at once; refunds take a week."
+	tool.InputSchema = json.RawMessage(`{"type":"object","properties":{
+		"date":{"type":"string","description":"The delivery date in YYYY-MM-DD format. Weekends are refused, and so are public holidays of the delivery country.","format":"date"},
+		"count":{"type":"integer","minimum":1,"default":1,"description":"How many."},
+		"item":{"$ref":"#/$defs/Item"}},
+		"required":["date","item"],
+		"$defs":{"Item":{"type":"object","description":"An item of the catalogue. Its SKU names it.","properties":{"sku":{"type":"string","pattern":"^[A-Z]{3}$"}}}}}`)
+
+	full, err := tooldocs.TypeScript([]toolmodel.Tool{tool}, tooldocs.TypeScriptOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, full, "Weekends are refused")
+	assert.Contains(t, full, "@minimum 1")
+
+	terse, err := tooldocs.TypeScript([]toolmodel.Tool{tool}, tooldocs.TypeScriptOptions{Terse: true, Brief: true})
+	require.NoError(t, err)
+	require.NoError(t, checkTypeScript(terse))
+	assert.Equal(t, `/** The tools a program calls, as `+"`await tools.<namespace>.<name>(args)`"+`. */
+interface Tools {
+  shop: {
+    /** Place an order. */
+    order(args: ShopOrderArgs): Promise<unknown>;
+  };
+}
+declare const tools: Tools;
+
+interface ShopOrderArgs {
+  /** The delivery date in YYYY-MM-DD format. */
+  date: string;
+  /** How many. */
+  count?: number;
+  item: Item;
+}
+
+/** An item of the catalogue. */
+interface Item {
+  sku?: string;
+}
+`, terse)
+	assert.Less(t, len(terse), len(full))
+}
+
 func TestTypeScriptErrors(t *testing.T) {
 	ok := toolmodel.Tool{Namespace: "ns"}
 	ok.Name = "t"

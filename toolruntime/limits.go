@@ -40,7 +40,7 @@ var DefaultLimits = Limits{
 // [toolcode.LimitWallTime] and the others).
 const (
 	LimitCPUTime   = "cpu_time"
-	LimitMemory    = "memory"
+	LimitMemory    = toolcode.LimitMemory
 	LimitProcesses = "processes"
 	LimitFileSize  = "file_size"
 

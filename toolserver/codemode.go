@@ -98,10 +98,10 @@ type executeOutput struct {
 // executeDescription tells the model how to write a program. It is in
 // every tools/list answer, so every word counts.
 const executeDescription = "Run a JavaScript or TypeScript program that calls catalogue tools, and get only what it returns. " +
-	"Top level is an async function body: `await tools.<namespace>.<name>(args)` " +
-	"(tools.run(id, args) for any ID), tools.search(query, limit), tools.describe(id), " +
+	"First find the tools with search_tools: its answer declares them in TypeScript. " +
+	"Then write an async function body calling them as declared, `await tools.<namespace>.<name>(args)` " +
+	"(tools.run(id, args) for any ID; tools.search(query, limit) and tools.describe(id) also work), " +
 	"Promise.all for concurrent calls, console.log to log; return a JSON value. " +
-	"describe_tool with format typescript gives a tool's typed signature. " +
 	"Answers the value, the logs and a trace of the calls."
 
 func (s *Server) addCodeMode() {
@@ -184,16 +184,20 @@ func executeText(out executeOutput) string {
 	return b.String()
 }
 
-// declaration returns the TypeScript declaration of a tool: from the
-// documentation store when it can render one, else from the tool's
-// definition in the index.
-func (s *Server) declaration(ctx context.Context, id string) (string, error) {
+// declaration returns the TypeScript declarations of tools, rendered with
+// opts: from the documentation store when it can render them, else from
+// the tools' definitions in the index.
+func (s *Server) declaration(ctx context.Context, opts tooldocs.TypeScriptOptions, ids ...string) (string, error) {
 	if d, ok := s.docs.(tooldocs.Declarer); ok {
-		return d.TypeScript(ctx, []string{id}, tooldocs.TypeScriptOptions{})
+		return d.TypeScript(ctx, ids, opts)
 	}
-	tool, _, err := s.index.Get(ctx, id)
-	if err != nil {
-		return "", err
+	tools := make([]toolmodel.Tool, 0, len(ids))
+	for _, id := range ids {
+		tool, _, err := s.index.Get(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		tools = append(tools, tool)
 	}
-	return tooldocs.TypeScript([]toolmodel.Tool{tool}, tooldocs.TypeScriptOptions{})
+	return tooldocs.TypeScript(tools, opts)
 }

@@ -3,6 +3,7 @@ package toolserver_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -172,4 +173,92 @@ func TestDescribeToolTypeScript(t *testing.T) {
 	cs = connect(t, newCatalogue(t).server(), nil)
 	res = call(t, cs, toolserver.ToolDescribe, map[string]any{"id": "github:create_issue", "format": "typescript"})
 	assert.Equal(t, errors.InvalidArgument, wireError(t, res).Code)
+}
+
+// listedTool returns the definition of a tool in a session's tools/list.
+func listedTool(t *testing.T, cs *mcp.ClientSession, name string) *mcp.Tool {
+	t.Helper()
+	list, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	for _, tool := range list.Tools {
+		if tool.Name == name {
+			return tool
+		}
+	}
+	require.Failf(t, "tool not listed", "%s is not in tools/list", name)
+	return nil
+}
+
+// searchAnswer is search_tools' structured answer.
+type searchAnswer struct {
+	Tools      []struct{ ID, Description string } `json:"tools"`
+	TypeScript *string                            `json:"typescript"`
+}
+
+func TestSearchDeclaresTheToolsItFindsInCodeMode(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(toolserver.WithCodeMode(toolserver.CodeMode{})), nil)
+
+	execute := listedTool(t, cs, toolserver.ToolExecuteCode)
+	assert.Contains(t, execute.Description, "First find the tools with search_tools")
+	assert.Contains(t, execute.Description, "`await tools.<namespace>.<name>(args)`")
+	search := listedTool(t, cs, toolserver.ToolSearch)
+	assert.Contains(t, search.Description, "TypeScript declarations")
+	schema, err := json.Marshal(search.OutputSchema)
+	require.NoError(t, err)
+	assert.Contains(t, string(schema), `"typescript"`)
+
+	res := call(t, cs, toolserver.ToolSearch, map[string]any{"query": "github"})
+	require.False(t, res.IsError, text(res))
+	var out searchAnswer
+	structured(t, res, &out)
+	require.Len(t, out.Tools, 2)
+	require.NotNil(t, out.TypeScript)
+	decl := *out.TypeScript
+	assert.Contains(t, decl, "declare const tools: Tools;")
+	assert.Contains(t, decl, "create_issue(args: GithubCreateIssueArgs): Promise<unknown>;")
+	assert.Contains(t, decl, "search_code(args?: GithubSearchCodeArgs): Promise<unknown>;")
+	assert.Contains(t, decl, "Create a new issue in a GitHub repository.", "the declarations carry the descriptions")
+	assert.NotContains(t, decl, "read_file", "only the tools found are declared")
+	// Declarations of many tools are terse: first sentences only;
+	// describe_tool gives a tool's whole declaration.
+	assert.NotContains(t, decl, "Needs a title.")
+	full := call(t, cs, toolserver.ToolDescribe, map[string]any{"id": "github:create_issue", "format": "typescript"})
+	assert.Contains(t, text(full), "Needs a title.")
+	// The text names the IDs once, best first, then declares them: each
+	// description is said once.
+	assert.Equal(t, "Found, best first: "+out.Tools[0].ID+", "+out.Tools[1].ID+"\n"+decl, text(res))
+	assert.Equal(t, 1, strings.Count(text(res), "Create a new issue in a GitHub repository."))
+
+	// A program written from the declarations runs.
+	res = call(t, cs, toolserver.ToolExecuteCode, map[string]any{"language": "typescript",
+		"code": `const a: unknown = await tools.github.create_issue({title: "t"}); return [a, await tools.github.search_code()];`})
+	require.False(t, res.IsError, text(res))
+	var ran executeResult
+	structured(t, res, &ran)
+	assert.JSONEq(t, `[{"number":7,"title":"t"},["main.go"]]`, string(ran.Value))
+
+	// Nothing found, nothing declared.
+	res = call(t, cs, toolserver.ToolSearch, map[string]any{"query": "zzzz qqqq"})
+	out = searchAnswer{}
+	structured(t, res, &out)
+	assert.Empty(t, out.Tools)
+	assert.Nil(t, out.TypeScript)
+	assert.Equal(t, "No tool matches. Try other words, or list_namespaces.\n", text(res))
+}
+
+func TestSearchDeclaresNothingWithoutCodeMode(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(), nil)
+	search := listedTool(t, cs, toolserver.ToolSearch)
+	assert.NotContains(t, search.Description, "TypeScript")
+	schema, err := json.Marshal(search.OutputSchema)
+	require.NoError(t, err)
+	assert.NotContains(t, string(schema), "typescript")
+
+	res := call(t, cs, toolserver.ToolSearch, map[string]any{"query": "github"})
+	require.False(t, res.IsError, text(res))
+	var out searchAnswer
+	structured(t, res, &out)
+	require.Len(t, out.Tools, 2)
+	assert.Nil(t, out.TypeScript)
+	assert.Equal(t, out.Tools[0].ID+" — "+out.Tools[0].Description+"\n"+out.Tools[1].ID+" — "+out.Tools[1].Description+"\n", text(res))
 }

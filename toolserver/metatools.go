@@ -55,6 +55,9 @@ type toolSummary struct {
 type searchOutput struct {
 	Tools      []toolSummary `json:"tools"`
 	NextCursor string        `json:"nextCursor,omitempty"`
+	// TypeScript declares the tools found, for execute_code; only with
+	// code mode.
+	TypeScript string `json:"typescript,omitempty"`
 }
 
 type namespacesInput struct{}
@@ -137,12 +140,20 @@ func errorInfoOf(err error) *errorInfo {
 
 func (s *Server) addMetaTools() {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
+	searchDescription := "Find tools for a task. Returns tool IDs with one-line descriptions, best match first. " +
+		"Then read a tool's parameters with describe_tool and run it with run_tool."
+	if s.codeMode != nil {
+		searchDescription += " Also gives the tools' TypeScript declarations, to call them in execute_code."
+	}
 	addMetaTool[searchInput, searchOutput](s, &mcp.Tool{Name: ToolSearch, Title: "Search tools", Annotations: readOnly,
-		Description: "Find tools for a task. Returns tool IDs with one-line descriptions, best match first. " +
-			"Then read a tool's parameters with describe_tool and run it with run_tool."},
-		func(in, _ *jsonschema.Schema) {
+		Description: searchDescription},
+		func(in, out *jsonschema.Schema) {
 			in.Properties["limit"].Minimum = new(float64)
 			in.Properties["limit"].Maximum = jsonschema.Ptr(float64(maxSearchResults))
+			if s.codeMode == nil {
+				// Without code mode no answer carries declarations.
+				delete(out.Properties, "typescript")
+			}
 		}, s.search)
 	addMetaTool[namespacesInput, namespacesOutput](s, &mcp.Tool{Name: ToolNamespaces, Title: "List namespaces", Annotations: readOnly,
 		Description: "List the namespaces of the catalogue (typically one per server or API), to narrow a search, " +
@@ -291,18 +302,61 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 		return toolError(err), nil
 	}
 	out := searchOutput{Tools: make([]toolSummary, len(items)), NextCursor: next}
-	var text strings.Builder
 	for i, item := range items {
 		out.Tools[i] = toolSummary{ID: item.ID, Title: item.Title, Description: item.Description, Tags: item.Tags}
-		fmt.Fprintf(&text, "%s — %s\n", item.ID, item.Description)
 	}
-	if len(items) == 0 {
+	if s.codeMode != nil && len(items) > 0 {
+		out.TypeScript = s.searchDeclarations(ctx, out.Tools)
+	}
+	return result(out, searchText(out)), nil
+}
+
+// searchDeclarations returns the TypeScript declarations of the tools a
+// search found, or "" when they cannot be rendered: the search answers
+// all the same, and describe_tool gives each tool's declaration. They are
+// terse (first sentences, no constraint tags), about 60% of the full
+// size, since they declare every hit while the agent calls a few:
+// describe_tool's format typescript gives a tool's full declaration.
+func (s *Server) searchDeclarations(ctx context.Context, found []toolSummary) string {
+	ids := make([]string, len(found))
+	for i, t := range found {
+		ids[i] = t.ID
+	}
+	decl, err := s.declaration(ctx, tooldocs.TypeScriptOptions{Brief: true, Terse: true}, ids...)
+	if err != nil {
+		s.logger.Warn("search results not declared", "tools", ids, "error", err)
+		return ""
+	}
+	return decl
+}
+
+// searchText is the text form of a search answer. With declarations, the
+// IDs come first, best first, then the declarations, which hold each
+// tool's description: nothing is said twice.
+func searchText(out searchOutput) string {
+	var text strings.Builder
+	if out.TypeScript != "" {
+		text.WriteString("Found, best first:")
+		for i, t := range out.Tools {
+			if i > 0 {
+				text.WriteByte(',')
+			}
+			text.WriteString(" " + t.ID)
+		}
+		text.WriteString("\n")
+		text.WriteString(out.TypeScript)
+	} else {
+		for _, t := range out.Tools {
+			fmt.Fprintf(&text, "%s — %s\n", t.ID, t.Description)
+		}
+	}
+	if len(out.Tools) == 0 {
 		text.WriteString("No tool matches. Try other words, or list_namespaces.\n")
 	}
-	if next != "" {
-		fmt.Fprintf(&text, "More: cursor %q\n", next)
+	if out.NextCursor != "" {
+		fmt.Fprintf(&text, "More: cursor %q\n", out.NextCursor)
 	}
-	return result(out, text.String()), nil
+	return text.String()
 }
 
 func (s *Server) namespaces(ctx context.Context, _ *mcp.CallToolRequest, _ namespacesInput) (*mcp.CallToolResult, error) {
@@ -339,7 +393,7 @@ func (s *Server) describe(ctx context.Context, _ *mcp.CallToolRequest, in descri
 		return toolError(err), nil
 	}
 	if in.Format == "typescript" {
-		decl, err := s.declaration(ctx, in.ID)
+		decl, err := s.declaration(ctx, tooldocs.TypeScriptOptions{}, in.ID)
 		if err != nil {
 			return toolError(errors.WithOp(ToolDescribe, err)), nil
 		}

@@ -86,6 +86,16 @@ return r.reduce((s, x) => s + x.sum, 0);`}
 			require.NoError(b, err)
 		}
 	})
+	// The same, with a program parsed and compiled each time.
+	b.Run("uncached/calls=0", func(b *testing.B) {
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			n++
+			_, err := x.Execute(ctx, toolcode.ExecuteParams{Code: `return 1; // ` + strconv.Itoa(n)})
+			require.NoError(b, err)
+		}
+	})
 }
 
 // BenchmarkDirect is the ten calls of BenchmarkExecute made with

@@ -127,6 +127,9 @@ func (r *run) namespace(ns string) goja.Value {
 		return v
 	}
 	fns := map[string]goja.Value{}
+	if r.namespaces == nil {
+		r.namespaces = map[string]goja.Value{}
+	}
 	proxy := r.vm.ToValue(r.vm.NewProxy(r.toolFunc(ns), readOnly(func(name string) goja.Value {
 		if v, ok := fns[name]; ok {
 			return v
@@ -177,10 +180,11 @@ func (r *run) jsRun(args []goja.Value) goja.Value {
 // runTool queues a call of tools.run. Arguments that are not JSON (a
 // cycle, a BigInt) throw at once, as JSON.stringify would.
 func (r *run) runTool(id string, args goja.Value) goja.Value {
-	var a any = map[string]any{}
+	var a any
 	if args != nil && !goja.IsUndefined(args) {
 		a = r.toGo(args)
 	}
+	// No arguments (or null) are an empty object: dispatch makes it.
 	return r.hostCall(call{op: "run", id: id, args: a})
 }
 

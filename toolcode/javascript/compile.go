@@ -51,6 +51,8 @@ func WithProgramCache(entries, bytes int) Option {
 type compiled struct {
 	prog *goja.Program
 	pos  *positionMap
+	// guards are the names of the guarded built-ins the source mentions.
+	guards []string
 }
 
 // compile turns a program's source into what runs, from the cache when it
@@ -60,10 +62,10 @@ func (e *Engine) compile(code string) (*compiled, error) {
 		return c, nil
 	}
 	src := wrapPrefix + code + wrapSuffix
-	var pos *positionMap
+	pos := &positionMap{code: code}
 	if e.transform != nil {
 		var err error
-		src, pos, err = e.transform(code)
+		src, pos.consumer, err = e.transform(code)
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +83,7 @@ func (e *Engine) compile(code string) (*compiled, error) {
 	if err != nil {
 		return nil, syntaxError(err, pos)
 	}
-	c := &compiled{prog: prog, pos: pos}
+	c := &compiled{prog: prog, pos: pos, guards: mentionedBuiltins(code)}
 	e.cache.put(code, c)
 	return c, nil
 }

@@ -190,7 +190,8 @@ func (r *run) directJS(v any, depth int) (goja.Value, bool) {
 		if x == nil {
 			return goja.Null(), true
 		}
-		keys := make([]string, 0, len(x))
+		var small [8]string
+		keys := small[:0]
 		for k := range x {
 			if !utf8.ValidString(k) {
 				return nil, false

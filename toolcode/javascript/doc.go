@@ -36,15 +36,27 @@
 //     errors.ResourceExhausted (goja's own bound is unlimited);
 //   - concurrency: the calls beyond the limit wait in a queue, so that a
 //     program starting thousands of calls starts no more goroutines than
-//     the limit.
+//     the limit;
+//   - built-ins that goja cannot interrupt: String.prototype.repeat,
+//     padStart and padEnd, Array.prototype.join and fill, and Array.from
+//     throw a RangeError with code "resource_exhausted", before they
+//     allocate, when what they would build is past [WithMaxBuiltinSize]
+//     (uncaught, the execution fails with errors.ResourceExhausted); the
+//     guard covers the built-ins the program's source names, so that
+//     programs that use none pay nothing for it.
 //
 // goja has no memory cap: a program may allocate until the wall time
 // stops it, and what it allocates lands on the host's Go heap. Give it a
 // short wall time, and run untrusted programs in a process or sandbox of
-// their own when memory matters. A single built-in call such as
-// "x".repeat(n), or a regular expression that backtracks, is not
-// interrupted midway; the executor stops waiting for it shortly after the
-// deadline and leaves its goroutine to finish.
+// their own when memory matters. One call of a built-in runs to its end
+// before the interrupt is seen; those that remain unguarded include the
+// array methods that walk a huge sparse array (new Array(1e9).map(f),
+// indexOf, sort), the concatenation of huge strings (s += s doubles in
+// one step), JSON.stringify and split of huge values, and regular
+// expressions that backtrack (goja runs those with lookaround or
+// backreferences on a backtracking engine). The executor stops waiting
+// for such a call shortly after the deadline and leaves its goroutine to
+// finish.
 //
 // # Cost
 //

@@ -7,11 +7,11 @@ import (
 	"math"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
+	"github.com/go-sourcemap/sourcemap"
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolcode"
@@ -31,11 +31,12 @@ const DefaultMaxCallStackSize = 2048
 // Engine runs JavaScript (or TypeScript, see [NewTypeScript]) on goja.
 // It is safe for concurrent use: each execution has a runtime of its own.
 type Engine struct {
-	language string
-	maxStack int
+	language   string
+	maxStack   int
+	maxBuiltin int
 	// transform turns the source into the JavaScript that runs and maps
 	// positions back; nil for JavaScript.
-	transform func(code string) (js string, m *positionMap, err error)
+	transform func(code string) (js string, m *sourcemap.Consumer, err error)
 	// cache keeps compiled programs; nil keeps none.
 	cache *programCache
 }
@@ -60,7 +61,7 @@ func WithMaxCallStackSize(n int) Option {
 // New returns the JavaScript engine (language "javascript").
 func New(opts ...Option) *Engine {
 	e := &Engine{
-		language: LanguageJavaScript, maxStack: DefaultMaxCallStackSize,
+		language: LanguageJavaScript, maxStack: DefaultMaxCallStackSize, maxBuiltin: DefaultMaxBuiltinSize,
 		cache: newProgramCache(DefaultProgramCacheEntries, DefaultProgramCacheBytes),
 	}
 	for _, o := range opts {
@@ -83,20 +84,25 @@ func (e *Engine) Execute(ctx context.Context, prog toolcode.Program) (value json
 	}
 	r := newRun(ctx, e, prog, c.pos)
 	defer r.close()
-	return r.execute(c.prog)
+	return r.execute(c)
 }
 
 // run is one execution: a runtime and the loop that owns it. Everything
 // but the tool calls' goroutines runs on the goroutine of execute.
 type run struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	vm     *goja.Runtime
-	prog   toolcode.Program
-	pos    *positionMap
-	limit  int // concurrent calls
-	stack  int // the call-depth bound
+	ctx        context.Context
+	vm         *goja.Runtime
+	prog       toolcode.Program
+	pos        *positionMap
+	limit      int // concurrent calls
+	stack      int // the call-depth bound
+	maxBuiltin int // the bound of guarded built-ins
 
+	// The calls that run on goroutines of their own, and what they need,
+	// made when the first starts: a program that awaits its calls one by
+	// one runs them all on the loop and needs none of it.
+	callCtx context.Context // ctx, canceled when the execution ends
+	cancel  context.CancelFunc
 	jobs    chan func() error
 	stopped chan struct{}
 	wg      sync.WaitGroup
@@ -113,28 +119,26 @@ type run struct {
 }
 
 func newRun(ctx context.Context, e *Engine, prog toolcode.Program, pos *positionMap) *run {
-	ctx, cancel := context.WithCancel(ctx)
 	vm := goja.New()
 	vm.SetMaxCallStackSize(e.maxStack)
 	limit := prog.Limits.Concurrency
 	if limit <= 0 {
 		limit = 1
 	}
-	return &run{
-		ctx: ctx, cancel: cancel, vm: vm, prog: prog, pos: pos, limit: limit, stack: e.maxStack,
-		jobs: make(chan func() error), stopped: make(chan struct{}),
-		goErrs: map[*goja.Object]error{}, namespaces: map[string]goja.Value{},
-	}
+	return &run{ctx: ctx, vm: vm, prog: prog, pos: pos, limit: limit, stack: e.maxStack, maxBuiltin: e.maxBuiltin}
 }
 
 // close stops the calls under way and waits for their goroutines.
 func (r *run) close() {
+	if r.cancel == nil {
+		return
+	}
 	r.cancel()
 	close(r.stopped)
 	r.wg.Wait()
 }
 
-func (r *run) execute(compiled *goja.Program) (value json.RawMessage, err error) {
+func (r *run) execute(c *compiled) (value json.RawMessage, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			value, err = nil, errors.Errorf(errors.Internal, "javascript engine: %v", p)
@@ -146,7 +150,10 @@ func (r *run) execute(compiled *goja.Program) (value json.RawMessage, err error)
 	if err := r.install(); err != nil {
 		return nil, r.uncatchable(err)
 	}
-	v, err := r.vm.RunProgram(compiled)
+	if err := r.guardBuiltins(c.guards); err != nil {
+		return nil, r.uncatchable(err)
+	}
+	v, err := r.vm.RunProgram(c.prog)
 	if err != nil {
 		return nil, r.thrown(err)
 	}
@@ -234,8 +241,12 @@ func (r *run) pop() call {
 func (r *run) step() (ranInline bool, err error) {
 	if r.running == 0 && len(r.queued) == 1 {
 		c := r.pop()
-		out, derr := r.dispatch(c)
+		out, derr := r.dispatch(r.ctx, c)
 		return true, r.settle(c, out, derr)
+	}
+	if r.cancel == nil && len(r.queued) > 0 {
+		r.callCtx, r.cancel = context.WithCancel(r.ctx)
+		r.jobs, r.stopped = make(chan func() error), make(chan struct{})
 	}
 	for len(r.queued) > 0 && r.running < r.limit {
 		c := r.pop()
@@ -243,7 +254,7 @@ func (r *run) step() (ranInline bool, err error) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			out, derr := r.dispatch(c)
+			out, derr := r.dispatch(r.callCtx, c)
 			r.post(func() error {
 				r.running--
 				return r.settle(c, out, derr)
@@ -262,13 +273,13 @@ func (r *run) post(job func() error) {
 }
 
 // dispatch runs one operation of the Tools and returns its result.
-func (r *run) dispatch(c call) (result any, err error) {
+func (r *run) dispatch(ctx context.Context, c call) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			result, err = nil, errors.Errorf(errors.Internal, "tools.%s panicked: %v", c.op, p)
 		}
 	}()
-	ctx, tools := r.ctx, r.prog.Tools
+	tools := r.prog.Tools
 	switch c.op {
 	case "run":
 		args, ok := c.args.(map[string]any)
@@ -342,10 +353,39 @@ func (r *run) jsError(err error) goja.Value {
 	if jerr != nil {
 		return r.vm.ToValue(err.Error())
 	}
+	r.remember(v, err)
+	return v
+}
+
+// remember makes err the execution's error if the program does not catch
+// v.
+func (r *run) remember(v goja.Value, err error) {
 	if obj, ok := v.(*goja.Object); ok {
+		if r.goErrs == nil {
+			r.goErrs = map[*goja.Object]error{}
+		}
 		r.goErrs[obj] = err
 	}
-	return v
+}
+
+// throwError returns an error of the runtime's constructor ctor (the
+// program's own if it replaced it, Error if that is no constructor), with
+// err's code, to throw in the program; uncaught, the execution fails with
+// err.
+func (r *run) throwError(ctor, msg string, err error) goja.Value {
+	c, ok := r.vm.Get(ctor).(*goja.Object)
+	if _, isFn := goja.AssertConstructor(c); !ok || !isFn {
+		return r.jsError(err)
+	}
+	obj, nerr := r.vm.New(c, r.vm.ToValue(msg))
+	if nerr != nil {
+		return r.jsError(err)
+	}
+	if serr := obj.Set("code", string(errors.CodeOf(err))); serr != nil {
+		return r.jsError(err)
+	}
+	r.remember(obj, err)
+	return obj
 }
 
 // output renders the program's value as JSON: a number, boolean or null
@@ -463,7 +503,7 @@ func (r *run) rejected(v goja.Value) error {
 		}
 	}
 	if line > 0 {
-		line, col = r.pos.original(line, col)
+		line, col, _ = r.pos.original(line, col)
 		e := errors.Errorf(errors.Execution, "uncaught %s (line %d, column %d)", msg, line, col)
 		e.Meta = map[string]string{"line": strconv.Itoa(line), "column": strconv.Itoa(col)}
 		return e
@@ -521,10 +561,5 @@ func syntaxError(err error, pos *positionMap) error {
 		col, _ = strconv.Atoi(m[2])
 		msg = m[3]
 	}
-	line, col = pos.original(line, col)
-	msg = strings.TrimSpace(msg)
-	e := errors.Errorf(errors.InvalidArgument, "syntax error at line %d, column %d: %s", line, col, msg)
-	e.Op = "compile"
-	e.Meta = map[string]string{"line": strconv.Itoa(line), "column": strconv.Itoa(col)}
-	return e
+	return pos.syntaxError(line, col, msg)
 }

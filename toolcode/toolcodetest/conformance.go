@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -115,14 +114,36 @@ return "no error";`,
 	Wait:        `await tools.util.gate({}); return "passed";`,
 }
 
+// Option adapts the suite to how an engine runs programs.
+type Option func(*suite)
+
+// suite holds what the options set.
+type suite struct {
+	startup    time.Duration
+	concurrent int
+}
+
+// OutOfProcess tells the suite that the engine starts something for each
+// execution (a process, a WebAssembly module) that takes up to startup
+// before the program's first line runs: the cases that give a program a
+// short wall time to make a call first give it startup more.
+func OutOfProcess(startup time.Duration) Option {
+	return func(s *suite) { s.startup = startup }
+}
+
+// SequentialCalls tells the suite that the engine runs a program's tool
+// calls one at a time, whatever the concurrency limit: the suite checks
+// that they never overlap instead of checking that they do.
+func SequentialCalls() Option { return func(s *suite) { s.concurrent = 1 } }
+
 // RunEngine runs the conformance suite against the engines newEngine
 // returns, with [JavaScriptPrograms] for the languages "javascript" and
 // "typescript"; other languages need [RunEngineWithPrograms].
-func RunEngine(t *testing.T, newEngine func() toolcode.Engine) {
+func RunEngine(t *testing.T, newEngine func() toolcode.Engine, opts ...Option) {
 	t.Helper()
 	switch lang := newEngine().Language(); lang {
 	case "javascript", "typescript":
-		RunEngineWithPrograms(t, newEngine, JavaScriptPrograms)
+		RunEngineWithPrograms(t, newEngine, JavaScriptPrograms, opts...)
 	default:
 		t.Fatalf("toolcodetest: no built-in programs for language %q: use RunEngineWithPrograms", lang)
 	}
@@ -140,8 +161,12 @@ func execute(t *testing.T, f *Fixture, e toolcode.Engine, p toolcode.ExecutePara
 // newEngine returns, with programs in their language. It checks values,
 // tool access, discovery, logs, the trace, concurrency, every limit with its
 // code and every kind of error.
-func RunEngineWithPrograms(t *testing.T, newEngine func() toolcode.Engine, p Programs) {
+func RunEngineWithPrograms(t *testing.T, newEngine func() toolcode.Engine, p Programs, opts ...Option) {
 	t.Helper()
+	s := suite{concurrent: 3}
+	for _, o := range opts {
+		o(&s)
+	}
 	run := func(t *testing.T, code string, limits toolcode.Limits, opts ...toolcode.Option) (*toolcode.Result, error) {
 		t.Helper()
 		return execute(t, NewFixture(t), newEngine(), toolcode.ExecuteParams{Code: code, Limits: limits}, opts...)
@@ -202,27 +227,31 @@ func RunEngineWithPrograms(t *testing.T, newEngine func() toolcode.Engine, p Pro
 	})
 
 	t.Run("ParallelBoundedByConcurrency", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			f := NewFixture(t)
-			type out struct {
-				res *toolcode.Result
-				err error
-			}
-			done := make(chan out, 1)
-			go func() {
-				res, err := execute(t, f, newEngine(), toolcode.ExecuteParams{Code: p.Parallel, Limits: toolcode.Limits{Concurrency: 3}})
-				done <- out{res, err}
-			}()
-			synctest.Wait()
-			assert.Equal(t, 3, f.Gate.InFlight(), "calls under way while the gate is closed")
-			f.Gate.Release()
-			o := <-done
-			require.NoError(t, o.err)
-			assert.JSONEq(t, `6`, string(o.res.Value))
-			assert.Equal(t, 3, f.Gate.Max())
-			assert.Equal(t, 6, f.Gate.Calls())
-			assert.Len(t, o.res.Trace, 6)
-		})
+		// Six gate calls at once under a limit of three: the suite waits
+		// until as many as the engine runs at once are under way, then
+		// opens the gate. The bound itself is the Tools' (every engine
+		// shares it), so no more may ever be under way.
+		f := NewFixture(t)
+		type out struct {
+			res *toolcode.Result
+			err error
+		}
+		done := make(chan out, 1)
+		go func() {
+			res, err := execute(t, f, newEngine(), toolcode.ExecuteParams{Code: p.Parallel, Limits: toolcode.Limits{Concurrency: 3}})
+			done <- out{res, err}
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		waited := f.Gate.WaitInFlight(ctx, s.concurrent)
+		f.Gate.Release()
+		o := <-done
+		require.NoError(t, waited, "calls under way while the gate is closed")
+		require.NoError(t, o.err)
+		assert.JSONEq(t, `6`, string(o.res.Value))
+		assert.Equal(t, s.concurrent, f.Gate.Max())
+		assert.Equal(t, 6, f.Gate.Calls())
+		assert.Len(t, o.res.Trace, 6)
 	})
 
 	t.Run("Limit/ToolCalls", func(t *testing.T) {
@@ -252,7 +281,7 @@ func RunEngineWithPrograms(t *testing.T, newEngine func() toolcode.Engine, p Pro
 	})
 
 	t.Run("Limit/WallTimeAfterCall", func(t *testing.T) {
-		res, err := run(t, p.SpinAfterCall, toolcode.Limits{WallTime: 100 * time.Millisecond})
+		res, err := run(t, p.SpinAfterCall, toolcode.Limits{WallTime: s.startup + 100*time.Millisecond})
 		require.Error(t, err)
 		assert.Equal(t, errors.Timeout, errors.CodeOf(err))
 		assert.Len(t, res.Trace, 1)

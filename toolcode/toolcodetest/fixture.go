@@ -45,6 +45,30 @@ type Gate struct {
 	calls    int
 	release  chan struct{}
 	once     sync.Once
+	// changed is signalled (without blocking) whenever inflight changes.
+	changed chan struct{}
+}
+
+// WaitInFlight waits until at least n gate calls are under way at once,
+// or until ctx ends, with ctx's error.
+func (g *Gate) WaitInFlight(ctx context.Context, n int) error {
+	for {
+		if g.InFlight() >= n {
+			return nil
+		}
+		select {
+		case <-g.changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (g *Gate) signal() {
+	select {
+	case g.changed <- struct{}{}:
+	default:
+	}
 }
 
 // Release lets every waiting and future gate call finish.
@@ -90,7 +114,7 @@ func tool(t testing.TB, js string) toolmodel.Tool {
 // appended to the fixture's own.
 func NewFixture(t testing.TB, opts ...toolrun.Option) *Fixture {
 	t.Helper()
-	f := &Fixture{Index: toolindex.New(), Gate: &Gate{release: make(chan struct{})}}
+	f := &Fixture{Index: toolindex.New(), Gate: &Gate{release: make(chan struct{}), changed: make(chan struct{}, 1)}}
 	local := toolrun.NewLocalExecutor()
 	ctx := context.Background()
 	add := func(def string, name string, fn toolrun.LocalFunc) {
@@ -131,10 +155,12 @@ func NewFixture(t testing.TB, opts ...toolrun.Option) *Fixture {
 			g.calls++
 			g.maxSeen = max(g.maxSeen, g.inflight)
 			g.mu.Unlock()
+			g.signal()
 			defer func() {
 				g.mu.Lock()
 				g.inflight--
 				g.mu.Unlock()
+				g.signal()
 			}()
 			select {
 			case <-g.release:

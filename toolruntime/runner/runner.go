@@ -26,13 +26,23 @@ import (
 // Main serves one execution over the process's stdin and stdout with the
 // given engines and returns the process's exit status: 0 when the protocol
 // ran to its end (whether the program succeeded or not: its outcome went
-// to the host), 2 when it failed.
+// to the host), 2 when it failed. It first applies to its own process the
+// limits of its arguments ([ParseLimits], [Limits.Apply]), before it reads
+// anything of the execution.
 //
 // Nothing else may write to stdout: Main points os.Stdout at stderr for the
 // rest of the process, so that a stray print cannot corrupt the protocol.
 func Main(engines ...toolcode.Engine) int {
 	out := os.Stdout
 	os.Stdout = os.Stderr
+	limits, err := ParseLimits(os.Args[1:])
+	if err == nil {
+		err = limits.Apply()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolruntime-runner:", err)
+		return 2
+	}
 	if err := Run(context.Background(), os.Stdin, out, engines...); err != nil {
 		fmt.Fprintln(os.Stderr, "toolruntime-runner:", err)
 		return 2

@@ -23,6 +23,116 @@ func codeModeConfig(t *testing.T) string {
 	return path
 }
 
+// codeModeHTTPReport is what testdata/codemode/http.mjs prints.
+type codeModeHTTPReport struct {
+	SessionID string `json:"sessionId"`
+	Searches  []struct {
+		Query      string   `json:"query"`
+		IsError    bool     `json:"isError"`
+		IDs        []string `json:"ids"`
+		TypeScript string   `json:"typescript"`
+		Text       string   `json:"text"`
+	} `json:"searches"`
+	Result struct {
+		IsError    bool `json:"isError"`
+		Structured struct {
+			Value json.RawMessage `json:"value"`
+			Logs  []string        `json:"logs"`
+			Trace []struct {
+				Tool string `json:"tool"`
+				OK   bool   `json:"ok"`
+			} `json:"trace"`
+		} `json:"structured"`
+		Text string `json:"text"`
+	} `json:"result"`
+	Capped struct {
+		IsError bool   `json:"isError"`
+		Text    string `json:"text"`
+		Meta    struct {
+			Error struct {
+				Message string `json:"message"`
+				Data    struct {
+					Code string            `json:"code"`
+					Meta map[string]string `json:"meta"`
+				} `json:"data"`
+			} `json:"dev.metatools/error"`
+			Trace []struct {
+				Tool  string `json:"tool"`
+				OK    bool   `json:"ok"`
+				Error string `json:"error"`
+			} `json:"dev.metatools/trace"`
+		} `json:"meta"`
+	} `json:"capped"`
+}
+
+// TestCodeModeOverStreamableHTTP is TestCodeModeThroughServe over
+// streamable HTTP, the way a remote agent works: the official TypeScript
+// SDK's StreamableHTTPClientTransport, with a bearer token, searches for
+// the tools of a task, takes their declarations from the answers, and
+// runs a TypeScript program making twelve concurrent calls (built-in
+// tools and the tools of a real MCP upstream) through execute_code; then
+// a program making more calls than the server's cap.
+func TestCodeModeOverStreamableHTTP(t *testing.T) {
+	modules, err := filepath.Abs(e2eModules)
+	require.NoError(t, err)
+	npmFile(t, "@modelcontextprotocol", "sdk", "dist", "esm", "client", "streamableHttp.js")
+	program, err := filepath.Abs(filepath.Join("testdata", "codemode", "concurrent.ts"))
+	require.NoError(t, err)
+	cfg := filepath.Join(t.TempDir(), "metatools.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf("codeMode:\n  enabled: true\n  limits: {toolCalls: 12}\n"+
+		"mcpServers:\n  - name: everything\n    command: node\n    args: [%q, stdio]\n", everythingServer(t))), 0o600))
+	const token = "code-mode-secret"
+	endpoint := serveHTTP(t, []string{"METATOOLS_TOKEN=" + token}, "--config", cfg)
+
+	cmd := exec.Command("node", filepath.Join("testdata", "codemode", "http.mjs"), modules, endpoint, token, program)
+	cmd.Stderr = &testWriter{t: t}
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	var r codeModeHTTPReport
+	require.NoError(t, json.Unmarshal(out, &r), string(out))
+	assert.NotEmpty(t, r.SessionID, "the client holds a streamable HTTP session")
+
+	// Each search declares the tools it found, which the program calls.
+	want := map[string]string{
+		"sum of two numbers":         `"get-sum"(args: EverythingGetSumArgs)`,
+		"evaluate a math expression": "eval(args: MathEvalArgs)",
+		"change the case of a text":  "case(args: TextCaseArgs)",
+	}
+	require.Len(t, r.Searches, len(want))
+	for _, s := range r.Searches {
+		assert.False(t, s.IsError, s.Text)
+		require.NotEmpty(t, s.IDs, s.Query)
+		assert.Contains(t, s.TypeScript, want[s.Query], s.Query)
+		assert.Contains(t, s.Text, s.TypeScript, "the text gives the declarations too")
+		assert.True(t, strings.HasPrefix(s.Text, "Found, best first: "+s.IDs[0]), s.Text)
+	}
+
+	require.False(t, r.Result.IsError, r.Result.Text)
+	assert.JSONEq(t, `{"sums":[3,7,11,15],"evals":[42,1024,9,12.5],"upper":"ALPHA BETA GAMMA DELTA"}`, string(r.Result.Structured.Value))
+	assert.Equal(t, []string{"ran 12 calls"}, r.Result.Structured.Logs)
+	calls := map[string]int{}
+	for _, c := range r.Result.Structured.Trace {
+		assert.True(t, c.OK, c.Tool)
+		calls[c.Tool]++
+	}
+	assert.Equal(t, map[string]int{"everything:get-sum": 4, "math:eval": 4, "text:case": 4}, calls)
+	assert.Contains(t, r.Result.Text, "12 tool calls, 0 failed")
+
+	// Past the cap, the program fails with the limit named.
+	assert.True(t, r.Capped.IsError, r.Capped.Text)
+	assert.Equal(t, "resource_exhausted", r.Capped.Meta.Error.Data.Code, r.Capped.Text)
+	assert.Equal(t, "tool_calls", r.Capped.Meta.Error.Data.Meta["limit"])
+	assert.Contains(t, r.Capped.Meta.Error.Message, "12")
+	assert.True(t, strings.HasPrefix(r.Capped.Text, "[resource_exhausted]"), r.Capped.Text)
+	// The calls within the cap were made, and are in the trace: each one
+	// ended, or was canceled when the program failed.
+	require.Len(t, r.Capped.Meta.Trace, 12)
+	for _, c := range r.Capped.Meta.Trace {
+		assert.Equal(t, "math:eval", c.Tool)
+		assert.True(t, c.OK || c.Error == "canceled", "%+v", c)
+	}
+}
+
 // codeModeReport is what testdata/codemode/client.mjs prints.
 type codeModeReport struct {
 	ListBytes        int  `json:"listBytes"`

@@ -1,0 +1,676 @@
+package quickjs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	qjs "modernc.org/quickjs"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolcode"
+	"github.com/metatools-go/metatools/tooldocs"
+)
+
+// LanguageJavaScript is the language of the engine unless [WithLanguage]
+// names another.
+const LanguageJavaScript = "javascript"
+
+// Defaults of an [Engine].
+const (
+	// DefaultMemoryLimit is the heap an execution may use (see
+	// [WithMemoryLimit]).
+	DefaultMemoryLimit = 64 << 20
+	// DefaultMaxStackSize is the bound on the depth of JavaScript calls
+	// (see [WithMaxStackSize]).
+	DefaultMaxStackSize = 2048
+	// minMemoryLimit is the smallest heap that holds the runtime, its
+	// built-ins and the engine's globals with room to run a program.
+	minMemoryLimit = 1 << 20
+)
+
+// evalAsync is QuickJS's JS_EVAL_FLAG_ASYNC: a global script may await at
+// top level, and its evaluation returns a promise of {value: <the value of
+// its last statement>}.
+const evalAsync = 1 << 7
+
+// Engine runs JavaScript on QuickJS with a hard cap on the memory of each
+// execution. It is safe for concurrent use: each execution has a VM of its
+// own.
+type Engine struct {
+	language string
+	memory   int
+	stack    int
+}
+
+var _ toolcode.Engine = (*Engine)(nil)
+
+// Option configures an [Engine].
+type Option func(*Engine)
+
+// WithMemoryLimit caps the heap of each execution at bytes (default
+// [DefaultMemoryLimit]; values under 1 MiB are raised to 1 MiB, which the
+// runtime itself needs). An allocation past the cap fails, and a program
+// that does not recover fails with code [errors.ResourceExhausted] and
+// limit "memory" ([toolcode.LimitMemory]). bytes <= 0 keeps the default.
+func WithMemoryLimit(bytes int) Option {
+	return func(e *Engine) {
+		if bytes > 0 {
+			e.memory = max(bytes, minMemoryLimit)
+		}
+	}
+}
+
+// WithMaxStackSize bounds the depth of calls a program may reach (default
+// [DefaultMaxStackSize]); deeper recursion fails with code
+// [errors.ResourceExhausted] and limit "stack". n <= 0 keeps the default.
+func WithMaxStackSize(n int) Option {
+	return func(e *Engine) {
+		if n > 0 {
+			e.stack = n
+		}
+	}
+}
+
+// WithLanguage sets the language the engine registers under (default
+// "javascript"), so that it can sit in one [toolcode.EngineRegistry] next
+// to the goja engine, as "quickjs" say.
+func WithLanguage(name string) Option {
+	return func(e *Engine) {
+		if name != "" {
+			e.language = name
+		}
+	}
+}
+
+// New returns the engine.
+func New(opts ...Option) *Engine {
+	e := &Engine{language: LanguageJavaScript, memory: DefaultMemoryLimit, stack: DefaultMaxStackSize}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
+}
+
+// Language implements [toolcode.Engine].
+func (e *Engine) Language() string { return e.language }
+
+// MemoryLimit returns the heap cap of each execution, in bytes.
+func (e *Engine) MemoryLimit() int { return e.memory }
+
+// Execute implements [toolcode.Engine].
+func (e *Engine) Execute(ctx context.Context, prog toolcode.Program) (value json.RawMessage, err error) {
+	if prog.Tools == nil {
+		return nil, errors.Errorf(errors.InvalidArgument, "program has no tools")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(ctx)
+	}
+	r := &run{engine: e, prog: prog, limit: max(prog.Limits.Concurrency, 1), errs: map[int]error{}}
+	r.ctx, r.cancel = context.WithCancel(ctx)
+	r.results = make(chan finished, r.limit)
+	defer r.close()
+	defer func() {
+		if p := recover(); p != nil {
+			value, err = nil, errors.Errorf(errors.Internal, "quickjs engine: %v", p)
+		}
+	}()
+	return r.execute()
+}
+
+// run is one execution: a VM and the loop that drives it. The VM is used
+// only on the goroutine of Execute; tool calls run on goroutines of their
+// own and hand their outcome back through results.
+type run struct {
+	engine *Engine
+	prog   toolcode.Program
+	ctx    context.Context
+	cancel context.CancelFunc
+	limit  int
+
+	vm      *qjs.VM
+	settle  qjs.Value
+	watch   qjs.Value
+	settled bool // settle and watch hold values to free
+
+	nextID  int
+	errs    map[int]error // the Go error of each failed call, by call number
+	queued  []call
+	running int
+	results chan finished
+	wg      sync.WaitGroup
+
+	done    bool
+	outcome outcome
+}
+
+// call is a call of the Tools the program made: an operation, its first
+// argument (a tool ID, a query) and the JSON of the others.
+type call struct {
+	n       int
+	op, id  string
+	payload string
+}
+
+// finished is a call's outcome.
+type finished struct {
+	n   int
+	out any
+	err error
+}
+
+// outcome is how the program's promise ended, as the prelude reports it.
+type outcome struct {
+	kind              string // "value", "throw" or "notjson"
+	text, name, stack string
+	callID            int
+}
+
+// close frees the VM and waits for the calls still under way, which the
+// cancelled context ends.
+func (r *run) close() {
+	r.cancel()
+	r.wg.Wait()
+	if r.vm != nil {
+		if r.settled {
+			r.settle.Free()
+			r.watch.Free()
+		}
+		_ = r.vm.Close()
+	}
+}
+
+func (r *run) execute() (json.RawMessage, error) {
+	vm, err := qjs.NewVM()
+	if err != nil {
+		return nil, errors.Errorf(errors.Internal, "quickjs: new VM: %v", err)
+	}
+	r.vm = vm
+	vm.SetMemoryLimit(uintptr(r.engine.memory))
+	vm.SetMaxStackSize(uintptr(r.engine.stack))
+	// Interrupt is lost when it lands between two calls into the VM (each
+	// call clears it), so it is repeated until the execution returns; the
+	// VM is closed only once the interrupter is gone.
+	finishedCh, gone := make(chan struct{}), make(chan struct{})
+	stop := context.AfterFunc(r.ctx, func() {
+		defer close(gone)
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			vm.Interrupt()
+			select {
+			case <-finishedCh:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	defer func() {
+		close(finishedCh)
+		if !stop() {
+			<-gone
+		}
+	}()
+
+	if err := r.install(); err != nil {
+		return nil, err
+	}
+	promise, script, err := r.evalProgram()
+	if err != nil {
+		return nil, err
+	}
+	_, err = r.watch.Call(qjs.UndefinedValue, promise, script)
+	promise.Free()
+	if err != nil {
+		return nil, r.vmError(err)
+	}
+	return r.loop()
+}
+
+// install registers the host functions and evaluates the prelude.
+func (r *run) install() error {
+	vm := r.vm
+	for name, fn := range map[string]qjs.HostFunc{"__mt_call": r.hostCall, "__mt_log": r.hostLog, "__mt_done": r.hostDone} {
+		if err := vm.RegisterHostFunc(name, guard(fn)); err != nil {
+			return errors.Errorf(errors.Internal, "quickjs: register %s: %v", name, err)
+		}
+	}
+	bytecode, err := preludeBytecode()
+	if err != nil {
+		return err
+	}
+	fns, err := vm.EvalBytecodeValue(bytecode)
+	if err != nil {
+		return r.vmError(err)
+	}
+	defer fns.Free()
+	for i, dst := range []*qjs.Value{&r.settle, &r.watch} {
+		atom, err := vm.NewAtom(strconv.Itoa(i))
+		if err != nil {
+			return r.vmError(err)
+		}
+		v, err := fns.GetPropertyValue(atom)
+		if err != nil {
+			return r.vmError(err)
+		}
+		*dst = v
+	}
+	r.settled = true
+	return nil
+}
+
+// preludeBytecode is the prelude compiled once per process: parsing it
+// costs several times as much as creating a VM, running its bytecode a
+// fraction of that.
+var preludeBytecode = sync.OnceValues(func() ([]byte, error) {
+	vm, err := qjs.NewVM()
+	if err != nil {
+		return nil, errors.Errorf(errors.Internal, "quickjs: new VM: %v", err)
+	}
+	defer func() { _ = vm.Close() }()
+	b, err := vm.Compile(prelude, qjs.EvalGlobal)
+	if err != nil {
+		return nil, errors.Errorf(errors.Internal, "quickjs: compile the prelude: %v", err)
+	}
+	return b, nil
+})
+
+// guard keeps a host function from panicking into the VM, which would
+// leave the VM unusable.
+func guard(fn qjs.HostFunc) qjs.HostFunc {
+	return func(args []any) (out any, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				out, err = nil, fmt.Errorf("host function panicked: %v", p)
+			}
+		}()
+		return fn(args)
+	}
+}
+
+// evalProgram starts the program. It is first evaluated as an async
+// script, where the value of the last statement is the result; a program
+// that returns at top level is not a valid script, and is evaluated again
+// as the body of an async function (nothing of the first attempt ran: a
+// syntax error stops it before it starts). script reports which form runs.
+func (r *run) evalProgram() (promise qjs.Value, script bool, err error) {
+	code := r.prog.Code
+	v, err := r.vm.EvalValue(code, qjs.EvalGlobal|evalAsync)
+	if err == nil {
+		return v, true, nil
+	}
+	var qe *qjs.Error
+	if !errors.As(err, &qe) || qe.Name != "SyntaxError" || !strings.Contains(qe.Message, "return not in a function") {
+		return qjs.Value{}, false, r.compileError(err, 0)
+	}
+	v, err = r.vm.EvalValue(wrapPrefix+code+wrapSuffix, qjs.EvalGlobal)
+	if err != nil {
+		return qjs.Value{}, false, r.compileError(err, len(wrapPrefix))
+	}
+	return v, false, nil
+}
+
+// wrapPrefix and wrapSuffix make a program that returns at top level the
+// body of an async function called at once. The prefix shares the
+// program's first line, so only that line's columns shift.
+const (
+	wrapPrefix = "(async function () {"
+	wrapSuffix = "\n})()"
+)
+
+// loop runs the program's jobs and its calls until its promise settles.
+func (r *run) loop() (json.RawMessage, error) {
+	for {
+		if err := r.drain(); err != nil {
+			return nil, err
+		}
+		if r.done {
+			return r.result()
+		}
+		if r.running == 0 && len(r.queued) == 1 {
+			// A lone call runs right here: a program awaiting its calls
+			// one by one costs no goroutine hand-off.
+			c := r.pop()
+			out, err := r.dispatch(c)
+			if err := r.deliver(finished{n: c.n, out: out, err: err}); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		for len(r.queued) > 0 && r.running < r.limit {
+			c := r.pop()
+			r.running++
+			r.wg.Add(1)
+			go func() {
+				defer r.wg.Done()
+				out, err := r.dispatch(c)
+				// results holds one slot per running call: never blocks.
+				r.results <- finished{n: c.n, out: out, err: err}
+			}()
+		}
+		if r.running == 0 {
+			if r.heapFull() {
+				// The program's end could not even be reported.
+				return nil, r.memoryError()
+			}
+			return nil, errors.Errorf(errors.Execution, "the program awaits a promise that nothing settles")
+		}
+		select {
+		case f := <-r.results:
+			r.running--
+			if err := r.deliver(f); err != nil {
+				return nil, err
+			}
+		case <-r.ctx.Done():
+			return nil, ctxError(r.ctx)
+		}
+	}
+}
+
+// drain runs the VM's pending jobs (promise reactions, resumed awaits)
+// until there are none.
+func (r *run) drain() error {
+	for {
+		if r.ctx.Err() != nil {
+			return ctxError(r.ctx)
+		}
+		n, err := r.vm.ExecutePendingJobs()
+		if err != nil {
+			return r.vmError(err)
+		}
+		if n == 0 {
+			return nil
+		}
+	}
+}
+
+func (r *run) pop() call {
+	c := r.queued[0]
+	r.queued[0] = call{}
+	r.queued = r.queued[1:]
+	return c
+}
+
+// deliver settles a call's promise with its outcome.
+func (r *run) deliver(f finished) error {
+	if r.ctx.Err() != nil {
+		return ctxError(r.ctx)
+	}
+	var err error
+	if f.err != nil {
+		r.errs[f.n] = f.err
+		var toolID string
+		var e *errors.Error
+		if errors.As(f.err, &e) {
+			toolID = e.ToolID
+		}
+		_, err = r.settle.Call(qjs.UndefinedValue, f.n, false, f.err.Error(), string(errors.CodeOf(f.err)), toolID)
+	} else {
+		b, merr := json.Marshal(f.out)
+		if merr != nil {
+			return r.deliver(finished{n: f.n, err: errors.Errorf(errors.Internal, "encode the result: %v", merr)})
+		}
+		_, err = r.settle.Call(qjs.UndefinedValue, f.n, true, string(b), "", "")
+	}
+	if err != nil {
+		return r.vmError(err)
+	}
+	return nil
+}
+
+// hostCall is __mt_call(op, id, argsJSON): it queues a call and returns
+// its number, which the prelude keys the call's promise by.
+func (r *run) hostCall(args []any) (any, error) {
+	op, _ := argAt(args, 0).(string)
+	id, _ := argAt(args, 1).(string)
+	payload, _ := argAt(args, 2).(string)
+	r.nextID++
+	r.queued = append(r.queued, call{n: r.nextID, op: op, id: id, payload: payload})
+	return r.nextID, nil
+}
+
+// hostLog is __mt_log(line): 0, or the number under which the error of a
+// refused line is kept, when the output limit is reached.
+func (r *run) hostLog(args []any) (any, error) {
+	line, _ := argAt(args, 0).(string)
+	if err := r.prog.Tools.Log(r.ctx, line); err != nil {
+		r.nextID++
+		r.errs[r.nextID] = err
+		return r.nextID, nil
+	}
+	return 0, nil
+}
+
+// hostDone is __mt_done(kind, text, name, stack, callID): how the
+// program's promise ended.
+func (r *run) hostDone(args []any) (any, error) {
+	r.done = true
+	r.outcome.kind, _ = argAt(args, 0).(string)
+	r.outcome.text, _ = argAt(args, 1).(string)
+	r.outcome.name, _ = argAt(args, 2).(string)
+	r.outcome.stack, _ = argAt(args, 3).(string)
+	r.outcome.callID = intOf(argAt(args, 4))
+	return nil, nil
+}
+
+func argAt(args []any, i int) any {
+	if i < len(args) {
+		return args[i]
+	}
+	return nil
+}
+
+func intOf(v any) int {
+	switch x := v.(type) {
+	case int:
+		return x
+	case float64:
+		return int(x)
+	}
+	return 0
+}
+
+// result turns the program's outcome into the execution's.
+func (r *run) result() (json.RawMessage, error) {
+	o := r.outcome
+	switch o.kind {
+	case "value":
+		if !json.Valid([]byte(o.text)) {
+			return nil, errors.Errorf(errors.Execution, "the returned value is not JSON: %.40q", o.text)
+		}
+		return json.RawMessage(o.text), nil
+	case "notjson":
+		if err := r.limitOf(o.name, o.text); err != nil {
+			return nil, err
+		}
+		return nil, errors.Errorf(errors.Execution, "the returned value is not JSON: %s", o.text)
+	}
+	if err, ok := r.errs[o.callID]; ok {
+		return nil, err
+	}
+	if err := r.limitOf(o.name, o.text); err != nil {
+		return nil, err
+	}
+	if o.text == "null" && o.name == "" && o.stack == "" {
+		// QuickJS throws null when it has no memory left for the
+		// "out of memory" error itself.
+		return nil, r.memoryError()
+	}
+	return nil, uncaught(o.text, o.stack)
+}
+
+// limitOf returns the limit error of an exception the runtime raised on
+// reaching a bound, or nil.
+func (r *run) limitOf(name, text string) error {
+	if name != "InternalError" && name != "RangeError" {
+		return nil
+	}
+	switch {
+	case strings.Contains(text, "out of memory"):
+		return r.memoryError()
+	case strings.Contains(text, "stack overflow"), strings.Contains(text, "call stack size"):
+		return toolcode.LimitError(toolcode.LimitStack, fmt.Sprintf("call depth %d", r.engine.stack))
+	}
+	return nil
+}
+
+// heapFull reports that the VM cannot allocate 64 KiB more: the program
+// left its heap at the cap.
+func (r *run) heapFull() bool {
+	if r.ctx.Err() != nil {
+		return false
+	}
+	_, err := r.vm.Eval(`new Array(16384).fill(0).length`, qjs.EvalGlobal)
+	return err != nil && r.ctx.Err() == nil
+}
+
+func (r *run) memoryError() error {
+	return toolcode.LimitError(toolcode.LimitMemory, fmt.Sprintf("%d bytes", r.engine.memory))
+}
+
+// vmError classifies an error out of the VM itself: the execution's end
+// (the interrupt), a bound reached, or an exception.
+func (r *run) vmError(err error) error {
+	if r.ctx.Err() != nil {
+		return ctxError(r.ctx)
+	}
+	var qe *qjs.Error
+	if errors.As(err, &qe) {
+		text := qe.Name + ": " + qe.Message
+		if qe.Name == "" {
+			text = qe.Error()
+		}
+		if lerr := r.limitOf(qe.Name, text); lerr != nil {
+			return lerr
+		}
+		if qe.Name == "" && qe.Message == "" && strings.TrimSpace(qe.Error()) == "null" {
+			return r.memoryError()
+		}
+		if qe.Name == "InternalError" && strings.Contains(qe.Message, "interrupted") {
+			return ctxError(r.ctx)
+		}
+		return uncaught(text, qe.Stack)
+	}
+	return errors.Errorf(errors.Internal, "quickjs engine: %v", err)
+}
+
+// compileError reports a program that does not compile, at its position;
+// shift is the length of the wrapper on the first line.
+func (r *run) compileError(err error, shift int) error {
+	var qe *qjs.Error
+	if !errors.As(err, &qe) || qe.Name != "SyntaxError" {
+		return r.vmError(err)
+	}
+	line, col := qe.LineNumber, qe.ColumnNumber
+	if line == 1 {
+		col = max(col-shift, 1)
+	}
+	e := errors.Errorf(errors.InvalidArgument, "syntax error at line %d, column %d: %s", line, col, qe.Message)
+	e.Op = "compile"
+	e.Meta = map[string]string{"line": strconv.Itoa(line), "column": strconv.Itoa(col)}
+	return e
+}
+
+// stackFrame is one frame of a QuickJS stack trace: "at name (<eval>:L:C)"
+// or "at <eval>:L:C".
+var stackFrame = regexp.MustCompile(`at (?:(\S+) \()?<eval>:(\d+):(\d+)`)
+
+// uncaught is the error of an exception the program did not catch, at the
+// program's innermost line in its stack (frames of the prelude skipped).
+func uncaught(msg, stack string) error {
+	for _, m := range stackFrame.FindAllStringSubmatch(stack, -1) {
+		if strings.HasPrefix(m[1], "mt$") {
+			continue
+		}
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		e := errors.Errorf(errors.Execution, "uncaught %s (line %d, column %d)", msg, line, col)
+		e.Meta = map[string]string{"line": m[2], "column": m[3]}
+		return e
+	}
+	return errors.Errorf(errors.Execution, "uncaught %s", msg)
+}
+
+// ctxError is the error of an execution stopped by its context: the cause
+// the executor gave it (the wall-time limit, a limit of the Tools) or the
+// context's own.
+func ctxError(ctx context.Context) error {
+	if cause := context.Cause(ctx); cause != nil && errors.CodeOf(cause) != errors.Canceled && errors.CodeOf(cause) != errors.Internal {
+		return cause
+	}
+	return errors.FromContext(ctx, "quickjs.Execute", nil)
+}
+
+// dispatch runs one operation of the Tools.
+func (r *run) dispatch(c call) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			result, err = nil, errors.Errorf(errors.Internal, "tools.%s panicked: %v", c.op, p)
+		}
+	}()
+	var args any
+	if err := json.Unmarshal([]byte(c.payload), &args); err != nil {
+		return nil, errors.Errorf(errors.InvalidArgument, "tools.%s: the arguments are not JSON: %v", c.op, err)
+	}
+	ctx, tools := r.ctx, r.prog.Tools
+	switch c.op {
+	case "run":
+		m, ok := args.(map[string]any)
+		if args == nil {
+			m, ok = map[string]any{}, true
+		}
+		if !ok {
+			return nil, errors.Errorf(errors.InvalidArgument, "tools.run(%q): the arguments must be an object", c.id)
+		}
+		return tools.Run(ctx, c.id, m)
+	case "search":
+		limit, err := limitArg(args)
+		if err != nil {
+			return nil, errors.Errorf(errors.InvalidArgument, "tools.search: the limit %v", err)
+		}
+		return tools.Search(ctx, c.id, limit)
+	case "namespaces":
+		return tools.Namespaces(ctx)
+	case "describe":
+		level, _ := args.(string)
+		lvl, perr := tooldocs.ParseDetailLevel(level)
+		if perr != nil {
+			return nil, errors.Errorf(errors.InvalidArgument, "tools.describe(%q): %v", c.id, perr)
+		}
+		return tools.Describe(ctx, c.id, lvl)
+	case "examples":
+		limit, err := limitArg(args)
+		if err != nil {
+			return nil, errors.Errorf(errors.InvalidArgument, "tools.examples: the limit %v", err)
+		}
+		return tools.Examples(ctx, c.id, limit)
+	case "chain":
+		var steps []toolcode.ChainStep
+		if err := json.Unmarshal([]byte(c.payload), &steps); err != nil {
+			return nil, errors.Errorf(errors.InvalidArgument, "tools.chain: the steps must be an array of {toolId, args, usePrevious, previousKey}: %v", err)
+		}
+		return tools.Chain(ctx, steps)
+	}
+	return nil, errors.Errorf(errors.InvalidArgument, "unknown operation %q", c.op)
+}
+
+// limitArg reads a limit as encoding/json would decode it into an int:
+// null is 0, anything but a whole number is an error.
+func limitArg(v any) (int, error) {
+	switch x := v.(type) {
+	case nil:
+		return 0, nil
+	case float64:
+		if x == math.Trunc(x) && x >= math.MinInt32 && x <= math.MaxInt32 {
+			return int(x), nil
+		}
+		return 0, fmt.Errorf("%v is not a whole number", x)
+	}
+	return 0, fmt.Errorf("must be a number")
+}

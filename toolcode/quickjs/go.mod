@@ -1,0 +1,52 @@
+module github.com/metatools-go/metatools/toolcode/quickjs
+
+go 1.25.0
+
+replace (
+	github.com/metatools-go/metatools/errors => ../../errors
+	github.com/metatools-go/metatools/toolcode => ..
+	github.com/metatools-go/metatools/tooldocs => ../../tooldocs
+	github.com/metatools-go/metatools/toolindex => ../../toolindex
+	github.com/metatools-go/metatools/toolmodel => ../../toolmodel
+	github.com/metatools-go/metatools/toolrun => ../../toolrun
+)
+
+require (
+	github.com/metatools-go/metatools/errors v0.0.0
+	github.com/metatools-go/metatools/toolcode v0.0.0
+	github.com/metatools-go/metatools/tooldocs v0.0.0
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+	modernc.org/quickjs v0.24.2
+)
+
+require (
+	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
+	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b // indirect
+	github.com/dustin/go-humanize v1.0.1 // indirect
+	github.com/evanw/esbuild v0.28.2 // indirect
+	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/google/pprof v0.0.0-20230207041349-798e818bf904 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/mattn/go-isatty v0.0.22 // indirect
+	github.com/metatools-go/metatools/toolindex v0.0.0 // indirect
+	github.com/metatools-go/metatools/toolmodel v0.0.0 // indirect
+	github.com/metatools-go/metatools/toolrun v0.0.0 // indirect
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+	github.com/ncruces/go-strftime v1.0.0 // indirect
+	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/text v0.3.8 // indirect
+	golang.org/x/time v0.15.0 // indirect
+	modernc.org/libc v1.75.4 // indirect
+	modernc.org/libquickjs v0.13.1 // indirect
+	modernc.org/mathutil v1.7.1 // indirect
+	modernc.org/memory v1.12.1 // indirect
+)

@@ -1,0 +1,96 @@
+package process
+
+import "github.com/metatools-go/metatools/errors"
+
+// Option configures a [Backend].
+type Option func(*config) error
+
+type config struct {
+	bwrap        string // path given, or "" to look in PATH
+	bwrapMode    bwrapMode
+	cgroupParent string
+	noCgroup     bool
+	openFiles    int
+	stderrTail   int
+	onStart      func(pid int)
+}
+
+type bwrapMode int
+
+const (
+	bwrapAuto bwrapMode = iota
+	bwrapRequired
+	bwrapOff
+)
+
+// WithBubblewrap uses the bubblewrap executable at path instead of the
+// one found in PATH.
+func WithBubblewrap(path string) Option {
+	return func(c *config) error {
+		if path == "" {
+			return errors.Errorf(errors.InvalidArgument, "WithBubblewrap: empty path")
+		}
+		c.bwrap = path
+		return nil
+	}
+}
+
+// RequireBubblewrap makes [New] fail, with code [errors.Unsupported], when
+// bubblewrap is missing or does not work, instead of running programs
+// without namespaces.
+func RequireBubblewrap() Option {
+	return func(c *config) error {
+		if c.bwrapMode == bwrapOff {
+			return errors.Errorf(errors.InvalidArgument, "RequireBubblewrap and WithoutBubblewrap exclude each other")
+		}
+		c.bwrapMode = bwrapRequired
+		return nil
+	}
+}
+
+// WithoutBubblewrap runs programs without bubblewrap even when it is
+// present: no file system or network isolation, which [Backend.Enforces]
+// then reports.
+func WithoutBubblewrap() Option {
+	return func(c *config) error {
+		if c.bwrapMode == bwrapRequired {
+			return errors.Errorf(errors.InvalidArgument, "RequireBubblewrap and WithoutBubblewrap exclude each other")
+		}
+		c.bwrapMode = bwrapOff
+		return nil
+	}
+}
+
+// WithCgroupParent creates the cgroup of each execution under the cgroup
+// at path (relative to the root of each hierarchy, like "/metatools")
+// instead of under the host process's own cgroup.
+func WithCgroupParent(path string) Option {
+	return func(c *config) error {
+		if path == "" {
+			return errors.Errorf(errors.InvalidArgument, "WithCgroupParent: empty path")
+		}
+		c.cgroupParent = path
+		return nil
+	}
+}
+
+// WithoutCgroup uses no cgroup even when the machine has one: memory is
+// then bounded by the address space rlimit, processes by nothing for root,
+// which [Backend.Enforces] reports.
+func WithoutCgroup() Option {
+	return func(c *config) error {
+		c.noCgroup = true
+		return nil
+	}
+}
+
+// WithOpenFiles sets the runner's RLIMIT_NOFILE (default 256).
+func WithOpenFiles(n int) Option {
+	return func(c *config) error {
+		if n < 16 {
+			return errors.Errorf(errors.InvalidArgument, "WithOpenFiles: %d is below 16, too few for the runner", n)
+		}
+		c.openFiles = n
+		return nil
+	}
+}
