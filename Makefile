@@ -256,10 +256,20 @@ release-check: ## The release script's own test, then a dry run of releasing eve
 # Built first, then run with exec, so that the shell leaves and Ctrl-C
 # reaches metatools alone: it stops cleanly and exits 0, and make reports
 # no error. `go run` would hide a long first build behind silence.
+# The sandbox runner of code mode's standard profile, next to metatools
+# (where metatools looks for it): a static binary, since bubblewrap binds
+# nothing else into the sandbox.
+RUNNER_PKG := ./toolruntime/cmd/toolruntime-runner
+
+.PHONY: runner
+runner: ## Build the sandbox runner of code mode into bin/ (toolruntime-runner).
+	@CGO_ENABLED=0 $(GO) build -o $(BIN)/toolruntime-runner $(RUNNER_PKG)
+
 .PHONY: run
 run: ## The main job: build metatools and serve its built-in catalogue at http://127.0.0.1:8080/mcp (Ctrl-C stops it).
 	@echo "building metatools into $(RUN_BIN) (the first build downloads and compiles the dependencies: it can take minutes)..."
 	@$(GO) build -o $(RUN_BIN) $(RUN_PKG)
+	@$(MAKE) runner
 	@echo "running: metatools $(ARGS) (Ctrl-C to stop)"
 	@exec $(RUN_BIN) $(ARGS)
 

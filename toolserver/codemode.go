@@ -30,6 +30,13 @@ const (
 	MetaTraceKey = "dev.metatools/trace"
 )
 
+// MetaIsolationKey is the _meta key of an execute_code result, failed or
+// not, that says how the program was confined (toolcode.Isolation: the
+// backend, the security profile and what enforced each limit), when the
+// engine reports it. It is for the client, not the model: it stays out of
+// the content.
+const MetaIsolationKey = "dev.metatools/isolation"
+
 // CodeMode configures the execute_code meta-tool: an agent writes one
 // program that calls many tools, and only what the program returns (and
 // logs) enters its context. The zero value takes toolcode's defaults.
@@ -145,9 +152,16 @@ func (s *Server) executeCode(ctx context.Context, req *mcp.CallToolRequest, in e
 		}
 		failed.Meta[MetaLogsKey] = out.Logs
 		failed.Meta[MetaTraceKey] = out.Trace
+		if res.Isolation != nil {
+			failed.Meta[MetaIsolationKey] = res.Isolation
+		}
 		return failed, nil
 	}
-	return result(out, executeText(out)), nil
+	ok := result(out, executeText(out))
+	if res.Isolation != nil {
+		ok.Meta = mcp.Meta{MetaIsolationKey: res.Isolation}
+	}
+	return ok, nil
 }
 
 // compactTrace keeps of each call what the agent needs: which tool, how it

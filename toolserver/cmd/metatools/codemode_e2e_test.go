@@ -44,6 +44,12 @@ type codeModeHTTPReport struct {
 			} `json:"trace"`
 		} `json:"structured"`
 		Text string `json:"text"`
+		Meta struct {
+			Isolation struct {
+				Backend string `json:"backend"`
+				Profile string `json:"profile"`
+			} `json:"dev.metatools/isolation"`
+		} `json:"meta"`
 	} `json:"result"`
 	Capped struct {
 		IsError bool   `json:"isError"`
@@ -72,15 +78,27 @@ type codeModeHTTPReport struct {
 // runs a TypeScript program making twelve concurrent calls (built-in
 // tools and the tools of a real MCP upstream) through execute_code; then
 // a program making more calls than the server's cap.
+//
+// It runs under each security profile: the result is the same, and the
+// result's _meta says which backend ran the program.
 func TestCodeModeOverStreamableHTTP(t *testing.T) {
+	for _, p := range []struct{ profile, backend string }{
+		{"dev", "inprocess"},
+		{"standard", "process"},
+	} {
+		t.Run(p.profile, func(t *testing.T) { codeModeOverHTTP(t, p.profile, p.backend) })
+	}
+}
+
+func codeModeOverHTTP(t *testing.T, profile, backend string) {
 	modules, err := filepath.Abs(e2eModules)
 	require.NoError(t, err)
 	npmFile(t, "@modelcontextprotocol", "sdk", "dist", "esm", "client", "streamableHttp.js")
 	program, err := filepath.Abs(filepath.Join("testdata", "codemode", "concurrent.ts"))
 	require.NoError(t, err)
 	cfg := filepath.Join(t.TempDir(), "metatools.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf("codeMode:\n  enabled: true\n  limits: {toolCalls: 12}\n"+
-		"mcpServers:\n  - name: everything\n    command: node\n    args: [%q, stdio]\n", everythingServer(t))), 0o600))
+	require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf("codeMode:\n  enabled: true\n  profile: %s\n  limits: {toolCalls: 12}\n"+
+		"mcpServers:\n  - name: everything\n    command: node\n    args: [%q, stdio]\n", profile, everythingServer(t))), 0o600))
 	const token = "code-mode-secret"
 	endpoint := serveHTTP(t, []string{"METATOOLS_TOKEN=" + token}, "--config", cfg)
 
@@ -117,6 +135,8 @@ func TestCodeModeOverStreamableHTTP(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int{"everything:get-sum": 4, "math:eval": 4, "text:case": 4}, calls)
 	assert.Contains(t, r.Result.Text, "12 tool calls, 0 failed")
+	assert.Equal(t, backend, r.Result.Meta.Isolation.Backend)
+	assert.Equal(t, profile, r.Result.Meta.Isolation.Profile)
 
 	// Past the cap, the program fails with the limit named.
 	assert.True(t, r.Capped.IsError, r.Capped.Text)
@@ -206,6 +226,48 @@ func TestCodeModeThroughServe(t *testing.T) {
 }
 
 // TestExecCommand runs the same program with `metatools exec`.
+// TestExecProfiles runs one program under each security profile through
+// `metatools exec`: the same value and the same calls, with the profile's
+// backend and limits in --json's isolation.
+func TestExecProfiles(t *testing.T) {
+	program := filepath.Join("testdata", "codemode", "summary.ts")
+	cfg := codeModeConfig(t)
+	for _, p := range []struct {
+		profile, backend string
+		enforced         []string
+	}{
+		{"dev", "inprocess", []string{"wall_time", "tool_calls"}},
+		{"standard", "process", []string{"wall_time", "cpu_time", "memory", "file_size", "no_host_environment", "tool_calls"}},
+	} {
+		t.Run(p.profile, func(t *testing.T) {
+			cmd := exec.Command(binary, "exec", "--config", cfg, "--profile", p.profile, "--json", program)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			require.NoError(t, err, stderr.String())
+			var res execOutput
+			require.NoError(t, json.Unmarshal(out, &res), string(out))
+			assert.JSONEq(t, wantSummary, string(res.Value))
+			assert.Len(t, res.Trace, 10)
+			require.NotNil(t, res.Isolation)
+			assert.Equal(t, p.backend, res.Isolation.Backend)
+			assert.Equal(t, p.profile, res.Isolation.Profile)
+			enforced := map[string]bool{}
+			for _, row := range res.Isolation.Enforced {
+				enforced[row.Name] = row.Enforced()
+			}
+			for _, name := range p.enforced {
+				assert.True(t, enforced[name], "%s enforced under %s", name, p.profile)
+			}
+		})
+	}
+
+	// A profile that does not exist is a usage error naming the profiles.
+	code, _, stderr := cli(t, "", "exec", "--profile", "paranoid", "-")
+	assert.NotEqual(t, exitOK, code)
+	assert.Contains(t, stderr, "dev, standard, hardened")
+}
+
 func TestExecCommand(t *testing.T) {
 	program := filepath.Join("testdata", "codemode", "summary.ts")
 	cmd := exec.Command(binary, "exec", "--config", codeModeConfig(t), "--trace", program)

@@ -126,6 +126,16 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session
 	if err != nil {
 		return nil, err
 	}
+	// A sandbox this machine cannot run stops start-up before any upstream
+	// is started.
+	var codeMode *toolserver.CodeMode
+	if cfg.CodeMode.Enabled {
+		cm, err := codeModeOf(cfg, "")
+		if err != nil {
+			return nil, err
+		}
+		codeMode = &cm
+	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: logLevel}))
 	opts := []catalog.Option{catalog.WithLogger(logger)}
 	if len(cfg.MCPServers)+len(cfg.OpenAPI)+len(cfg.GRPC) > 0 {
@@ -150,8 +160,8 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session
 	if cfg.Limits.Timeout > 0 {
 		srvOpts = append(srvOpts, toolserver.WithCallTimeout(time.Duration(cfg.Limits.Timeout)))
 	}
-	if cfg.CodeMode.Enabled {
-		srvOpts = append(srvOpts, toolserver.WithCodeMode(codeModeOf(cfg)))
+	if codeMode != nil {
+		srvOpts = append(srvOpts, toolserver.WithCodeMode(*codeMode))
 	}
 	srvOpts = append(srvOpts, toolserver.WithMaxChainSteps(cfg.Limits.ChainSteps), toolserver.WithMaxAnswerBytes(cfg.Limits.AnswerBytes),
 		toolserver.WithShutdownTimeout(shutdownTimeout(cfg)))

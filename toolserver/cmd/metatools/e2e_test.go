@@ -49,12 +49,20 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "metatools")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build metatools:", err)
-		_ = os.RemoveAll(dir)
-		os.Exit(1)
+	// The sandbox runner goes next to metatools, where metatools finds it,
+	// static as bubblewrap needs it.
+	for _, b := range []struct{ out, pkg, env string }{
+		{binary, ".", ""},
+		{filepath.Join(dir, runnerName), "github.com/metatools-go/metatools/toolruntime/cmd/toolruntime-runner", "CGO_ENABLED=0"},
+	} {
+		build := exec.Command("go", "build", "-o", b.out, b.pkg)
+		build.Env = append(os.Environ(), b.env)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n", b.pkg, err)
+			_ = os.RemoveAll(dir)
+			os.Exit(1)
+		}
 	}
 	goleak.VerifyTestMain(m, bleveWorkers, goleak.Cleanup(func(int) { _ = os.RemoveAll(dir) }))
 }

@@ -17,16 +17,22 @@ import (
 	"github.com/metatools-go/metatools/toolserver/config"
 )
 
-// codeModeOf returns the code mode of a configuration.
-func codeModeOf(cfg *config.Config) toolserver.CodeMode {
+// codeModeOf returns the code mode of a configuration, its programs run
+// under profile (the configuration's when empty).
+func codeModeOf(cfg *config.Config, profile string) (toolserver.CodeMode, error) {
 	cm := cfg.CodeMode
+	engines, err := codeEngines(cm, profile)
+	if err != nil {
+		return toolserver.CodeMode{}, err
+	}
 	return toolserver.CodeMode{
 		Timeout: time.Duration(cm.Timeout),
 		Limits: toolcode.Limits{
 			ToolCalls: cm.Limits.ToolCalls, ChainSteps: cm.Limits.ChainSteps, WallTime: time.Duration(cm.Limits.WallTime),
 			OutputBytes: cm.Limits.OutputBytes, Concurrency: cm.Limits.Concurrency,
 		},
-	}
+		Engines: engines,
+	}, nil
 }
 
 // execOutput is what `exec --json` prints.
@@ -41,6 +47,8 @@ type execOutput struct {
 	Error *runError `json:"error,omitempty"`
 	// DurationMs is the time it took, in milliseconds.
 	DurationMs int64 `json:"durationMs"`
+	// Isolation says how the program was confined.
+	Isolation *toolcode.Isolation `json:"isolation,omitempty"`
 }
 
 func (e *env) exec(ctx context.Context, args []string) error {
@@ -49,7 +57,8 @@ func (e *env) exec(ctx context.Context, args []string) error {
 	c.register(fs)
 	language := fs.String("language", "", "`language` of the program: javascript or typescript (default: typescript for a .ts or .mts file, else javascript)")
 	timeout := fs.Duration("timeout", 0, "bound on the program (0: codeMode.timeout, by default 30s)")
-	trace := fs.Bool("trace", false, "print the program's tool calls on stderr")
+	trace := fs.Bool("trace", false, "print the program's tool calls, and what enforced its limits, on stderr")
+	profile := fs.String("profile", "", "security `profile` to run the program under: dev, standard or hardened (default: codeMode.profile, else dev)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -81,13 +90,17 @@ func (e *env) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
-	x := toolserver.NewCodeExecutor(s.cat.Index, s.cat.Docs, s.cat.Runner, codeModeOf(s.cfg))
+	cm, err := codeModeOf(s.cfg, *profile)
+	if err != nil {
+		return err
+	}
+	x := toolserver.NewCodeExecutor(s.cat.Index, s.cat.Docs, s.cat.Runner, cm)
 	if _, err := x.Engines().Get(lang); err != nil {
 		return usagef("--language %q: javascript or typescript", lang)
 	}
 	res, runErr := x.Execute(ctx, toolcode.ExecuteParams{Language: lang, Code: string(code), Timeout: *timeout})
 	if c.json {
-		out := execOutput{Value: res.Value, Logs: res.Logs, Trace: res.Trace, DurationMs: res.Duration.Milliseconds()}
+		out := execOutput{Value: res.Value, Logs: res.Logs, Trace: res.Trace, DurationMs: res.Duration.Milliseconds(), Isolation: res.Isolation}
 		if runErr != nil {
 			out.Error = &runError{Code: errors.CodeOf(runErr), Message: runErr.Error()}
 		}
@@ -104,6 +117,7 @@ func (e *env) exec(ctx context.Context, args []string) error {
 	}
 	if *trace {
 		e.printTrace(res.Trace)
+		e.printIsolation(res.Isolation)
 	}
 	if runErr != nil {
 		return runErr
@@ -113,6 +127,25 @@ func (e *env) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	return e.printValue(value)
+}
+
+// printIsolation shows on stderr what confined a program and what
+// enforced each of its limits.
+func (e *env) printIsolation(iso *toolcode.Isolation) {
+	if iso == nil {
+		return
+	}
+	fmt.Fprintf(e.stderr, "  ran on %s, profile %s:\n", iso.Backend, iso.Profile)
+	for _, row := range iso.Enforced {
+		value, by := "", "not enforced"
+		if row.Value != "" {
+			value = " " + row.Value
+		}
+		if row.Enforced() {
+			by = "by " + row.By
+		}
+		fmt.Fprintf(e.stderr, "    %s%s: %s\n", row.Name, value, by)
+	}
 }
 
 // printTrace shows a program's tool calls on stderr, one line each.

@@ -52,8 +52,9 @@ var commandDocs = map[string]commandDoc{
 		summary: "Run a JavaScript or TypeScript program that calls the catalogue's tools (code mode), as the\n" +
 			"execute_code meta-tool does, within codeMode's limits (codeMode.enabled need not be set).\n" +
 			"The program calls await tools.<namespace>.<name>(args), tools.search(query), tools.run(id, args);\n" +
-			"its value is printed on stdout, its console.log lines on stderr. A failed program exits 1.",
-		example: `metatools exec --trace - <<< 'return await tools.math.eval({expression: "6*7"})'`,
+			"its value is printed on stdout, its console.log lines on stderr. A failed program exits 1.\n" +
+			"--profile standard runs it in a sandboxed process of toolruntime-runner, hardened in WebAssembly.",
+		example: `metatools exec --profile standard --trace - <<< 'return await tools.math.eval({expression: "6*7"})'`,
 	},
 	"tools": {
 		summary: "List every tool of the catalogue, or of one namespace.",

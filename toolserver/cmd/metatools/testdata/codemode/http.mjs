@@ -58,7 +58,7 @@ const capped = await client.callTool({
 console.log(JSON.stringify({
   sessionId: transport.sessionId ?? "",
   searches,
-  result: { isError: code.isError ?? false, structured: code.structuredContent, text: text(code) },
+  result: { isError: code.isError ?? false, structured: code.structuredContent, text: text(code), meta: code._meta },
   capped: { isError: capped.isError ?? false, text: text(capped), meta: capped._meta },
 }));
 await client.close();
