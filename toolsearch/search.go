@@ -91,8 +91,11 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 			depth += len(group)
 		}
 	}
-	if s.lexical != nil || s.semantic != nil {
+	if s.fuseLexical || s.semantic != nil {
 		depth = max(depth, fusionDepth)
+	}
+	if s.blend > 0 {
+		depth = max(depth, blendDepth)
 	}
 	hits := []toolindex.Hit{}
 	if len(terms) > 0 {
@@ -108,8 +111,15 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 			}
 		}
 	}
+	if s.blend > 0 && len(terms) > 0 {
+		lexical, err := s.lexical.Search(ctx, toolindex.SearchQuery{Text: text, Namespace: q.Namespace, Limit: depth})
+		if err != nil {
+			return nil, searchError(ctx, op, err)
+		}
+		hits = blend(depth, hits, lexical, s.blend)
+	}
 	rankings := []weightedRanking{{hits: hits, weight: s.fusionWeight}}
-	if s.lexical != nil && len(terms) > 0 {
+	if s.fuseLexical && len(terms) > 0 {
 		lexical, err := s.lexical.Search(ctx, toolindex.SearchQuery{Text: text, Namespace: q.Namespace, Limit: depth})
 		if err != nil {
 			return nil, searchError(ctx, op, err)
@@ -198,7 +208,7 @@ func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []weight
 	if err != nil {
 		return nil, err
 	}
-	return acc.best(r, end, s.coverage, found, keep)
+	return acc.best(r, end, s.coverage, s.query.coreCoverage, found, keep)
 }
 
 // postingList is the postings of a query term in a field, with the
@@ -207,6 +217,7 @@ type postingList struct {
 	tfr  index.TermFieldReader
 	term int // the term's number among the query's terms
 	norm fieldNorm
+	core bool // the field names or sums up the tool (isCoreField)
 }
 
 // open opens the posting lists of the terms in the searched fields, in
@@ -223,7 +234,7 @@ func (s *Searcher) open(ctx context.Context, r index.IndexReader, terms []weight
 		}
 		norm := newFieldNorm(f, avg)
 		norm.weight *= scale
-		lists = append(lists, postingList{tfr: tfr, term: i, norm: norm})
+		lists = append(lists, postingList{tfr: tfr, term: i, norm: norm, core: isCoreField(f.name)})
 		return nil
 	}
 	for i, term := range terms {
@@ -269,7 +280,7 @@ func read(ctx context.Context, lists []postingList, terms []weightedTerm, n uint
 				if err != nil {
 					return err
 				}
-				acc.addFrequency(num, bit, l.norm.frequency(d.Freq, d.Norm))
+				acc.addFrequency(num, bit, l.core, l.norm.frequency(d.Freq, d.Norm))
 				return nil
 			})
 			if err != nil {
@@ -280,10 +291,17 @@ func read(ctx context.Context, lists []postingList, terms []weightedTerm, n uint
 		idf := bm25IDF(n, uint64(len(acc.termDocs)))
 		found.terms++
 		found.idf += idf
+		word := !terms[term].pair
+		if word {
+			found.wordIDF += idf
+		}
 		for _, j := range acc.termDocs {
 			d := &acc.docs[j]
 			d.sum += terms[term].weight * saturate(idf, d.freq, k1)
 			d.covered += idf
+			if word && d.core&bit != 0 {
+				d.coreIDF += idf
+			}
 			d.freq = 0
 		}
 	}
@@ -291,10 +309,12 @@ func read(ctx context.Context, lists []postingList, terms []weightedTerm, n uint
 }
 
 // queryMass is how much of a query the index holds: the number of its
-// terms found, and the sum of their idf.
+// terms found, the sum of their idf, and the sum of the idf of those
+// that are words (not pairs of words).
 type queryMass struct {
-	terms int
-	idf   float64
+	terms   int
+	idf     float64
+	wordIDF float64
 }
 
 // fieldNorm turns a term's count in a field into its weighted,
@@ -413,6 +433,8 @@ type docScore struct {
 	freq    float64 // the normalised frequency of the term being read
 	terms   uint64  // the bits of the query terms the document holds
 	covered float64 // the sum of their idf
+	core    uint64  // the bits of the query terms the document's core fields hold
+	coreIDF float64 // the sum of the idf of the words among them
 	score   float64
 }
 
@@ -428,13 +450,17 @@ func release(a *accumulator) {
 }
 
 // addFrequency adds freq to the frequency of the term of bit term in
-// document num, and notes that the document holds the term.
-func (a *accumulator) addFrequency(num uint64, term uint64, freq float64) {
+// document num, and notes that the document holds the term, in a core
+// field when core is true.
+func (a *accumulator) addFrequency(num uint64, term uint64, core bool, freq float64) {
 	i := a.doc(num)
 	d := &a.docs[i]
 	if d.terms&term == 0 {
 		d.terms |= term
 		a.termDocs = append(a.termDocs, i)
+	}
+	if core {
+		d.core |= term
 	}
 	d.freq += freq
 }
@@ -456,8 +482,10 @@ func (a *accumulator) doc(num uint64) int32 {
 
 // best returns the first end documents by score, then by ID, among those
 // keep holds (all when keep is nil); each score is scaled as coverage
-// says by the share of the query found that the document holds.
-func (a *accumulator) best(r index.IndexReader, end int, coverage coverageMode, found queryMass, keep map[uint64]bool) ([]toolindex.Hit, error) {
+// says by the share of the query found that the document holds, and by
+// 1 - core + core × the share of the query words' idf that its core
+// fields hold.
+func (a *accumulator) best(r index.IndexReader, end int, coverage coverageMode, core float64, found queryMass, keep map[uint64]bool) ([]toolindex.Hit, error) {
 	top := topScores{limit: end}
 	for i := range a.docs {
 		d := &a.docs[i]
@@ -471,6 +499,9 @@ func (a *accumulator) best(r index.IndexReader, end int, coverage coverageMode, 
 			d.score *= float64(bits.OnesCount64(d.terms)) / float64(found.terms)
 		case coverage == coverageIDF && found.idf > 0:
 			d.score *= d.covered / found.idf
+		}
+		if core > 0 && found.wordIDF > 0 {
+			d.score *= 1 - core + core*d.coreIDF/found.wordIDF
 		}
 		top.offer(d.score)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 
@@ -86,11 +87,19 @@ type Searcher struct {
 	semantic *semanticIndex             // nil without an embedder
 	feedback Feedback
 	texts    *feedbackTexts // nil without feedback
+	// fuseLexical fuses the ranking with that of lexical by reciprocal
+	// rank; blend, when positive, adds lexical's scores, so weighted,
+	// to the ranking's. Either needs lexical.
+	fuseLexical bool
+	blend       float64
 	// fusionWeight is the weight of the BM25F ranking in the fusion,
 	// the lexical one's being 1.
 	fusionWeight float64
 	// query says how a query's words become weighted terms.
 	query queryConfig
+	// wholeDescription searches the whole description as its first
+	// paragraph, leaving the details field empty.
+	wholeDescription bool
 	// synonyms holds the synonyms of query words, nil without them.
 	synonyms synonymIndex
 
@@ -134,15 +143,18 @@ func New(opts ...Option) (*Searcher, error) {
 	if err := c.weights.validate(); err != nil {
 		return nil, errors.Opf(op, errors.InvalidArgument, "%w", err)
 	}
+	if c.blend < 0 || math.IsNaN(c.blend) || math.IsInf(c.blend, 0) {
+		return nil, errors.Opf(op, errors.InvalidArgument, "lexical blend weight %v: need a finite weight >= 0", c.blend)
+	}
 	if err := c.feedback.validate(); err != nil {
 		return nil, errors.Opf(op, errors.InvalidArgument, "%w", err)
 	}
-	m, err := newMapping(c.stem)
+	m, err := newMapping(c.stemmerName())
 	if err != nil {
 		return nil, errors.Opf(op, errors.Internal, "index mapping: %w", err)
 	}
-	s := &Searcher{fields: c.fields(), coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, query: c.query, lengths: newLengthBook()}
-	if c.fusion {
+	s := &Searcher{fields: c.fields(), coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, fuseLexical: c.fusion, blend: c.blend, query: c.query, wholeDescription: c.wholeDescription, lengths: newLengthBook()}
+	if c.fusion || c.blend > 0 {
 		s.lexical = toolindex.NewLexicalSearcher()
 	}
 	if c.embedder != nil {
@@ -191,6 +203,9 @@ func (s *Searcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
 		}
 		d := newDocument(&tools[i])
 		d.namePairs = s.namePairs(d.name)
+		if s.wholeDescription {
+			d.lead, d.details = d.description, ""
+		}
 		if j, dup := seen[d.id]; dup {
 			docs[j] = d
 			continue
