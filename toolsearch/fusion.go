@@ -52,7 +52,9 @@ func fuse(end int, rankings ...weightedRanking) []toolindex.Hit {
 	return hits[:min(end, len(hits))]
 }
 
-// blendDepth is how many hits of each ranking a blend adds up at least.
+// blendDepth is how deep a blend reads the lexical ranking, and how deep
+// at most it reads the BM25F one for tools the lexical scores could
+// lift into the page.
 const blendDepth = 30
 
 // blend adds up two rankings' scores, each divided by its best score so

@@ -213,7 +213,9 @@ const DefaultLexicalBlend = 0.15
 // [toolindex.LexicalSearcher] in the ranking: the Searcher keeps one in
 // memory beside the bleve index, and a tool's score is its BM25F score
 // divided by the best one, plus weight times the same ratio of its
-// lexical score, over the first 30 hits of each (at least). The lexical
+// lexical score. The BM25F ranking is read as deep as the lexical scores
+// could lift a tool into the page asked for (30 hits at most beyond
+// it), the lexical one 30 hits deep. The lexical
 // searcher scores a tool as one bag of words, folds plurals rather than
 // stemming, and scales a score by the share of the query's words the tool
 // holds; with a small weight it settles what BM25F ranks nearly alike. 0

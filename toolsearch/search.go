@@ -94,25 +94,25 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	if s.fuseLexical || s.semantic != nil {
 		depth = max(depth, fusionDepth)
 	}
-	if s.blend > 0 {
-		depth = max(depth, blendDepth)
-	}
+	// With a blend, the ranking goes on below the first depth hits as
+	// long as the lexical scores could lift a hit into them.
+	margin := s.blend
 	hits := []toolindex.Hit{}
 	if len(terms) > 0 {
 		query := s.weightedQuery(tokens, terms)
-		if hits, err = s.rank(ctx, r, query, q.Namespace, depth); err != nil {
+		if hits, err = s.rank(ctx, r, query, q.Namespace, depth, margin); err != nil {
 			return nil, searchError(ctx, op, err)
 		}
 		if s.texts != nil && len(hits) > 0 {
 			if expanded := s.expand(terms, hits); expanded != nil {
-				if hits, err = s.rank(ctx, r, expanded, q.Namespace, depth); err != nil {
+				if hits, err = s.rank(ctx, r, expanded, q.Namespace, depth, margin); err != nil {
 					return nil, searchError(ctx, op, err)
 				}
 			}
 		}
 	}
 	if s.blend > 0 && len(terms) > 0 {
-		lexical, err := s.lexical.Search(ctx, toolindex.SearchQuery{Text: text, Namespace: q.Namespace, Limit: depth})
+		lexical, err := s.lexical.Search(ctx, toolindex.SearchQuery{Text: text, Namespace: q.Namespace, Limit: max(depth, blendDepth)})
 		if err != nil {
 			return nil, searchError(ctx, op, err)
 		}
@@ -179,7 +179,7 @@ func (s *Searcher) queryTerms(tokens analysis.TokenStream) []string {
 // document; the cost is O(postings) for the reading plus O(matches × log
 // end) to find the best, then an ID lookup for each hit returned (and for
 // those that tie with the last one).
-func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []weightedTerm, namespace string, end int) ([]toolindex.Hit, error) {
+func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []weightedTerm, namespace string, end int, margin float64) ([]toolindex.Hit, error) {
 	n, err := r.DocCount()
 	if err != nil || n == 0 {
 		return []toolindex.Hit{}, err
@@ -208,7 +208,7 @@ func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []weight
 	if err != nil {
 		return nil, err
 	}
-	return acc.best(r, end, s.coverage, s.query.coreCoverage, found, keep)
+	return acc.best(r, end, margin, s.coverage, s.query.coreCoverage, found, keep)
 }
 
 // postingList is the postings of a query term in a field, with the
@@ -481,12 +481,16 @@ func (a *accumulator) doc(num uint64) int32 {
 }
 
 // best returns the first end documents by score, then by ID, among those
-// keep holds (all when keep is nil); each score is scaled as coverage
+// keep holds (all when keep is nil), and after them those whose score is
+// within margin times the best score of the end-th one, at most
+// blendDepth in all (or end, when that is more); each score is scaled as coverage
 // says by the share of the query found that the document holds, and by
 // 1 - core + core × the share of the query words' idf that its core
 // fields hold.
-func (a *accumulator) best(r index.IndexReader, end int, coverage coverageMode, core float64, found queryMass, keep map[uint64]bool) ([]toolindex.Hit, error) {
+func (a *accumulator) best(r index.IndexReader, end int, margin float64, coverage coverageMode, core float64, found queryMass, keep map[uint64]bool) ([]toolindex.Hit, error) {
 	top := topScores{limit: end}
+	deep := topScores{limit: max(end, blendDepth)}
+	best := math.Inf(-1)
 	for i := range a.docs {
 		d := &a.docs[i]
 		if keep != nil && !keep[d.num] {
@@ -504,8 +508,20 @@ func (a *accumulator) best(r index.IndexReader, end int, coverage coverageMode, 
 			d.score *= 1 - core + core*d.coreIDF/found.wordIDF
 		}
 		top.offer(d.score)
+		if margin > 0 {
+			deep.offer(d.score)
+			best = max(best, d.score)
+		}
 	}
 	threshold, full := top.min()
+	limit := end
+	if deepest, deepFull := deep.min(); margin > 0 && full {
+		threshold -= margin * best
+		if deepFull {
+			threshold = max(threshold, deepest)
+		}
+		limit = deep.limit
+	}
 	hits := []toolindex.Hit{}
 	var id [8]byte
 	for i := range a.docs {
@@ -526,7 +542,7 @@ func (a *accumulator) best(r index.IndexReader, end int, coverage coverageMode, 
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
-	return hits[:min(end, len(hits))], nil
+	return hits[:min(limit, len(hits))], nil
 }
 
 // topScores keeps the largest limit scores offered to it, in a min-heap,

@@ -27,8 +27,8 @@ var ErrClosed = errors.New("toolsearch: searcher is closed")
 // Searcher is a [toolindex.Searcher] on a bleve index scored with BM25.
 //
 // Each tool is indexed as a document with one field per part of its
-// definition (name, namespace, tags, title, description, parameter names
-// and parameter descriptions), all analysed the same way: identifiers are
+// definition (name, namespace, tags, title, description lead and details,
+// parameter names and parameter descriptions), all analysed the same way: identifiers are
 // split into words, words are lower-cased and stemmed, English stop words
 // are dropped. A query is analysed the same way and never parsed as a
 // query language. A tool matches when any field contains any query word;
@@ -40,8 +40,11 @@ var ErrClosed = errors.New("toolsearch: searcher is closed")
 // tool's score is the sum over the query words. A word's agent noun
 // ("finder" for "find") counts as half an occurrence of it, and each pair
 // of query words that the tool's name holds both of adds half a word's
-// score. Hits come best first,
-// ties in ID order.
+// score. The tool's score is multiplied by 0.7 + 0.3 × the share of the
+// query words' idf that its core fields (name, namespace, tags, title and
+// description lead) hold, divided by the best score, and added to
+// [DefaultLexicalBlend] times its lexical score divided by the best one
+// ([WithLexicalBlend]). Hits come best first, ties in ID order.
 //
 // Incremental updates: Upsert and Remove apply one bleve batch each. A
 // tool whose indexed content has not changed is skipped (documents carry
