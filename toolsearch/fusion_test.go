@@ -125,3 +125,22 @@ func TestLexicalBlendWeightIsChecked(t *testing.T) {
 		assert.ErrorIs(t, err, errors.ErrInvalidArgument, "%v", w)
 	}
 }
+
+// TestBlendPageDoesNotDependOnDepth checks that reading the BM25F ranking
+// only as deep as the lexical blend can reach loses nothing: the first
+// 10 hits of a search for 10 are those of a search for 50, which reads
+// both rankings 50 deep.
+func TestBlendPageDoesNotDependOnDepth(t *testing.T) {
+	ds := datasetVariant(t, "mcp-reference", 8)
+	s := newTestSearcher(t)
+	ctx := context.Background()
+	require.NoError(t, s.Upsert(ctx, ds.Tools))
+	for _, q := range ds.Queries {
+		page, err := s.Search(ctx, toolindex.SearchQuery{Text: q.Text, Limit: 10})
+		require.NoError(t, err)
+		deep, err := s.Search(ctx, toolindex.SearchQuery{Text: q.Text, Limit: 50})
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(deep), len(page))
+		assert.Equal(t, deep[:len(page)], page, q.ID)
+	}
+}
