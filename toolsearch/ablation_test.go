@@ -46,7 +46,7 @@ func ablationConfigs() []struct {
 	}
 	lengthNorm := func(b float64) Option {
 		return func(c *config) {
-			c.lengthNorm = map[string]float64{descriptionField: b, paramNamesField: b, paramDescriptionField: b}
+			c.lengthNorm = map[string]float64{descriptionField: b, detailsField: b, paramNamesField: b, paramDescriptionField: b}
 		}
 	}
 	bs := func(m map[string]float64) Option {
@@ -62,8 +62,8 @@ func ablationConfigs() []struct {
 		{name: "coverage-terms", opts: []Option{func(c *config) { c.coverage = coverageTerms }}},
 		{name: "coverage-idf", opts: []Option{func(c *config) { c.coverage = coverageIDF }}},
 		{name: "k1=2", opts: []Option{func(c *config) { c.k1 = 2 }}},
-		{name: "weights-of-bleve-bm25", opts: []Option{WithWeights(Weights{Name: 2, Namespace: 1, Tags: 2, Title: 2, Description: 1, ParamNames: 0.5, ParamDescriptions: 0.25})}},
-		{name: "flat-weights", opts: []Option{WithWeights(Weights{Name: 1, Namespace: 1, Tags: 1, Title: 1, Description: 1, ParamNames: 1, ParamDescriptions: 1})}},
+		{name: "weights-of-bleve-bm25", opts: []Option{WithWeights(Weights{Name: 2, Namespace: 1, Tags: 2, Title: 2, Description: 1, Details: 1, ParamNames: 0.5, ParamDescriptions: 0.25})}},
+		{name: "flat-weights", opts: []Option{WithWeights(Weights{Name: 1, Namespace: 1, Tags: 1, Title: 1, Description: 1, Details: 1, ParamNames: 1, ParamDescriptions: 1})}},
 		{name: "no-params", opts: []Option{withWeights(func(w *Weights) { w.ParamNames, w.ParamDescriptions = 0, 0 })}},
 		{name: "no-param-descriptions", opts: []Option{withWeights(func(w *Weights) { w.ParamDescriptions = 0 })}},
 		{name: "long-fields-b=0.3", opts: []Option{lengthNorm(0.3)}},
@@ -91,6 +91,22 @@ func ablationConfigs() []struct {
 		{name: "name=3", opts: []Option{withWeights(func(w *Weights) { w.Name = 3 })}},
 		{name: "name=7", opts: []Option{withWeights(func(w *Weights) { w.Name = 7 })}},
 		{name: "description=1.5", opts: []Option{withWeights(func(w *Weights) { w.Description = 1.5 })}},
+		{name: "whole-description", opts: []Option{func(c *config) { c.wholeDescription = true }}},
+		{name: "previous-default", opts: []Option{WithLexicalBlend(0), func(c *config) { c.wholeDescription, c.query.coreCoverage = true, 0 }, withWeights(func(w *Weights) { w.ParamNames, w.ParamDescriptions = 0.3, 0.1 })}},
+		{name: "params-0.3-0.1", opts: []Option{withWeights(func(w *Weights) { w.ParamNames, w.ParamDescriptions = 0.3, 0.1 })}},
+		{name: "details=1", opts: []Option{withWeights(func(w *Weights) { w.Details = 1 })}},
+		{name: "details=0.5", opts: []Option{withWeights(func(w *Weights) { w.Details = 0.5 })}},
+		{name: "details=0.1", opts: []Option{withWeights(func(w *Weights) { w.Details = 0.1 })}},
+		{name: "details=0.1-params-0.1-0.03", opts: []Option{withWeights(func(w *Weights) { w.Details, w.ParamNames, w.ParamDescriptions = 0.1, 0.1, 0.03 })}},
+		{name: "no-core-coverage", opts: []Option{func(c *config) { c.query.coreCoverage = 0 }}},
+		{name: "core-coverage-0.2", opts: []Option{func(c *config) { c.query.coreCoverage = 0.2 }}},
+		{name: "core-coverage-0.5", opts: []Option{func(c *config) { c.query.coreCoverage = 0.5 }}},
+		{name: "no-lexical-blend", opts: []Option{WithLexicalBlend(0)}},
+		{name: "lexical-blend-0.1", opts: []Option{WithLexicalBlend(0.1)}},
+		{name: "lexical-blend-0.25", opts: []Option{WithLexicalBlend(0.25)}},
+		{name: "lead-only", opts: []Option{WithLexicalBlend(0), func(c *config) { c.query.coreCoverage = 0 }}},
+		{name: "porter-stemmer", opts: []Option{func(c *config) { c.stemmer = "stemmer_porter" }}},
+		{name: "plural-stemmer", opts: []Option{func(c *config) { c.stemmer = "stemmer_en_plural" }}},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	_ "github.com/blevesearch/bleve/v2/analysis/token/porter" // registers the Porter stemmer, an alternative measured in the ablation
 	"github.com/blevesearch/bleve/v2/analysis/token/stop"
 	"github.com/blevesearch/bleve/v2/analysis/tokenmap"
 	"github.com/blevesearch/bleve/v2/registry"
@@ -37,17 +38,17 @@ func init() {
 
 // textAnalyzerConfig is the analyzer used for every text field and for
 // queries: identifier-aware words, English possessives dropped, lower
-// case, English stop words removed, Snowball (Porter2) stemming unless
-// stem is false.
-func textAnalyzerConfig(stem bool) map[string]any {
+// case, English stop words removed, then the stemmer, a token filter
+// named in bleve's registry ("" for none).
+func textAnalyzerConfig(stemmer string) map[string]any {
 	filters := []any{
 		en.PossessiveName,
 		lowercase.Name,
 		en.StopName,
 		extraStopFilterName,
 	}
-	if stem {
-		filters = append(filters, en.SnowballStemmerName)
+	if stemmer != "" {
+		filters = append(filters, stemmer)
 	}
 	return map[string]any{
 		"type":          custom.Name,

@@ -75,7 +75,8 @@ func idfOf(n, df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
 // formula, with the true average length of each field.
 func TestScoresAreBM25F(t *testing.T) {
 	const weight, k1, b = 3.0, 1.2, 0.75
-	s, err := New(WithWeights(Weights{Description: weight}))
+	// The BM25F ranking alone, without the lexical searcher's scores.
+	s, err := New(WithWeights(Weights{Description: weight}), WithLexicalBlend(0))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	ctx := context.Background()
@@ -100,14 +101,17 @@ func TestScoresAreBM25F(t *testing.T) {
 	assert.InDelta(t, bm25F(idf, k1, desc(1, 4)), hits[2].Score, 1e-9)
 	assert.Less(t, hits[0].Score, idf*(k1+1), "term frequency saturates")
 
-	// Without coverage, a tool holding one of two query words scores
-	// that word alone.
+	// A tool holding one of two query words scores that word alone,
+	// scaled by the share of the query's idf it holds.
 	hits, err = s.Search(ctx, toolindex.SearchQuery{Text: "alpha omega", Limit: 10})
 	require.NoError(t, err)
 	require.Len(t, hits, 4)
 	i := slices.IndexFunc(hits, func(hit toolindex.Hit) bool { return hit.ID == "d" })
 	require.GreaterOrEqual(t, i, 0)
-	assert.InDelta(t, bm25F(idfOf(4, 1), k1, desc(1, 1)), hits[i].Score, 1e-9)
+	core := defaultConfig().query.coreCoverage
+	omega := idfOf(4, 1)
+	scale := 1 - core + core*omega/(omega+idfOf(4, 3))
+	assert.InDelta(t, scale*bm25F(omega, k1, desc(1, 1)), hits[i].Score, 1e-9)
 
 	// The averages follow the catalogue: without b, the longest
 	// description, 4 words, is left, and the idf changes with it.
@@ -127,7 +131,7 @@ func TestScoresAreBM25F(t *testing.T) {
 // normalised by its own average length.
 func TestFieldsSaturateTogether(t *testing.T) {
 	w := Weights{Name: 2, Description: 1, ParamDescriptions: 0.5}
-	s, err := New(WithWeights(w))
+	s, err := New(WithWeights(w), WithLexicalBlend(0))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	ctx := context.Background()
@@ -154,6 +158,55 @@ func TestFieldsSaturateTogether(t *testing.T) {
 	assert.Less(t, want, bm25F(idf, k1, name)+bm25F(idf, k1, desc)+bm25F(idf, k1, param))
 }
 
+// TestLeadAndDetailsAreTwoFields checks that the first paragraph of a
+// description and the rest are scored as two fields, each with its
+// weight and normalised by its own average length, and that a tool's
+// score is scaled by the share of the query words' idf its core fields
+// (the lead, not the details) hold.
+func TestLeadAndDetailsAreTwoFields(t *testing.T) {
+	w := Weights{Name: 1, Description: 1, Details: 0.25}
+	s, err := New(WithWeights(w), WithLexicalBlend(0))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	ctx := context.Background()
+	require.NoError(t, s.Upsert(ctx, []toolmodel.Tool{
+		tool("", "a", "Fetch a web page.\n\nResponse fields:\n- page (string): the page fetched"),
+		tool("", "b", "Fetch the weather of a city.\n- temp (number): the temperature"),
+		tool("", "c", "Store a note."),
+	}))
+	hits, err := s.Search(ctx, toolindex.SearchQuery{Text: "fetch page", Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, hits, 2)
+	require.Equal(t, "a", hits[0].ID)
+
+	// Words after analysis: leads "fetch web page" (3), "fetch weather
+	// citi" (3) and "store note" (2); details "respons field page
+	// string page fetch" (6), "temp number temperatur" (3) and none.
+	// Without pairs of name words: no name holds two words.
+	const k1, b = 1.2, 0.75
+	leadAvg, detailsAvg := 8.0/3, 9.0/3
+	lead := func(count, length float64) fieldFreq {
+		return fieldFreq{weight: 1, b: b, count: count, length: length, avg: leadAvg}
+	}
+	details := func(count, length float64) fieldFreq {
+		return fieldFreq{weight: 0.25, b: b, count: count, length: length, avg: detailsAvg}
+	}
+	fetch, page := idfOf(3, 2), idfOf(3, 1)
+	wantA := bm25F(fetch, k1, lead(1, 3), details(1, 6)) + bm25F(page, k1, lead(1, 3), details(2, 6))
+	assert.InDelta(t, wantA, hits[0].Score, 1e-9, "both words in the lead: not scaled")
+	core := defaultConfig().query.coreCoverage
+	require.Positive(t, core)
+	scale := 1 - core + core*fetch/(fetch+page)
+	assert.InDelta(t, scale*bm25F(fetch, k1, lead(1, 3)), hits[1].Score, 1e-9)
+
+	// A word found in the details only: the tool's core fields hold
+	// none of the query.
+	hits, err = s.Search(ctx, toolindex.SearchQuery{Text: "temperature", Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, hits, 1)
+	assert.InDelta(t, (1-core)*bm25F(idfOf(3, 1), k1, details(1, 3)), hits[0].Score, 1e-9)
+}
+
 // TestLengthsSurviveReopening checks that an index reopened from disk
 // scores as it did before it was closed: the field lengths it normalises
 // with are read back from the index.
@@ -168,7 +221,9 @@ func TestLengthsSurviveReopening(t *testing.T) {
 	}
 	query := toolindex.SearchQuery{Text: "read a file's content", Limit: 10}
 
-	s, err := New(WithPath(dir))
+	// Without the lexical searcher's scores: its index is in memory, and
+	// holds the tools upserted since the Searcher was opened.
+	s, err := New(WithPath(dir), WithLexicalBlend(0))
 	require.NoError(t, err)
 	require.NoError(t, s.Upsert(ctx, tools))
 	require.NoError(t, s.Remove(ctx, []string{"git:git_log"}))
@@ -176,7 +231,7 @@ func TestLengthsSurviveReopening(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
 
-	s, err = New(WithPath(dir))
+	s, err = New(WithPath(dir), WithLexicalBlend(0))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	after, err := s.Search(ctx, query)

@@ -2,15 +2,18 @@
 // on a bleve index (github.com/blevesearch/bleve/v2), in memory or on disk.
 //
 // A [Searcher] indexes each tool as a document with one field per part of
-// its definition: name, namespace, tags, title, description, and the
-// names and descriptions of its parameters (the properties of its input
-// schema). A query is matched against every field, each with its weight
+// its definition: name, namespace, tags, title, description (its first
+// paragraph, and the rest as details), and the names and descriptions of
+// its parameters (the properties of its input schema). A query is matched against every field, each with its weight
 // ([Weights]; a word in the name counts most), and scored with BM25F: a
 // frequent word counts less than a rare one, a word in a long field less
 // than the same word in a short one (each field against its own average
 // length), and a word's counts in all fields are added up before they
 // saturate, so that long parameter documentation cannot outweigh a tool's
-// name and description.
+// name and description. A tool's score is scaled by the share of the
+// query's words its name, title, tags, namespace and first paragraph
+// hold, and toolindex's lexical searcher's scores are blended in with a
+// small weight ([WithLexicalBlend]).
 //
 // A query that is a tool's ID or name, or "select:NAME,NAME2", ranks the
 // named tools first. [WithFusion] adds a second ranking, that of

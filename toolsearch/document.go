@@ -23,6 +23,7 @@ const (
 	descriptionField      = "description"
 	paramNamesField       = "param_names"
 	paramDescriptionField = "param_descriptions"
+	detailsField          = "details"
 	namePairsField        = "name_pairs"
 	namespaceKeyField     = "namespace_key"
 	nameKeyField          = "name_key"
@@ -48,7 +49,11 @@ type document struct {
 	// namePairs holds the pairs of words of the name (see pairKey),
 	// which the Searcher fills in, as it needs the analyzer.
 	namePairs string
-	hash      string
+	// lead and details are the description split where its first
+	// paragraph ends (see splitLead), searched as two fields.
+	lead    string
+	details string
+	hash    string
 }
 
 // newDocument extracts the searched text of a tool. Parameters are read
@@ -64,6 +69,7 @@ func newDocument(t *toolmodel.Tool) *document {
 		tags:        strings.Join(t.Tags, " "),
 		description: t.Description,
 	}
+	d.lead, d.details = splitLead(t.Description)
 	if t.InputSchema != nil {
 		if raw, err := toolmodel.SchemaJSON(t.InputSchema); err == nil {
 			var root schemaNode
@@ -156,7 +162,8 @@ func (d *document) fields() map[string]any {
 		namespaceField:        d.namespace,
 		titleField:            d.title,
 		tagsField:             d.tags,
-		descriptionField:      d.description,
+		descriptionField:      d.lead,
+		detailsField:          d.details,
 		paramNamesField:       d.paramNames,
 		paramDescriptionField: d.paramDescription,
 		namePairsField:        d.namePairs,
@@ -164,4 +171,49 @@ func (d *document) fields() map[string]any {
 		nameKeyField:          strings.ToLower(d.name),
 		hashField:             d.hash,
 	}
+}
+
+// minLeadWords is the fewest words a description's lead holds when the
+// description has that many: a first paragraph shorter than that (a
+// heading such as "Weather API", or "Usage:") is joined to what follows.
+const minLeadWords = 3
+
+// splitLead splits a description where its first paragraph ends: at the
+// first blank line, or before the first line after the first that starts
+// a list item ("- ", "* ", "• ", "+ ", "1. ", "1) "), once the lead
+// holds minLeadWords words. The first paragraph says what a tool does;
+// what follows documents it (return fields, notes, examples) in many
+// words that unrelated requests share. A description of one paragraph
+// is all lead.
+func splitLead(desc string) (lead, details string) {
+	text := strings.TrimSpace(desc)
+	for start := 0; ; {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			return text, ""
+		}
+		next := start + end + 1
+		line, _, _ := strings.Cut(text[next:], "\n")
+		line = strings.TrimSpace(line)
+		if (line == "" || isListItem(line)) && len(strings.Fields(text[:next])) >= minLeadWords {
+			return strings.TrimSpace(text[:next]), strings.TrimSpace(text[next:])
+		}
+		start = next
+	}
+}
+
+// isListItem reports whether a trimmed line starts an item of a bulleted
+// or numbered list.
+func isListItem(line string) bool {
+	for _, bullet := range []string{"- ", "* ", "• ", "+ "} {
+		if strings.HasPrefix(line, bullet) {
+			return true
+		}
+	}
+	digits := 0
+	for digits < len(line) && line[digits] >= '0' && line[digits] <= '9' {
+		digits++
+	}
+	return digits > 0 && digits < 4 && digits+1 < len(line) &&
+		(line[digits] == '.' || line[digits] == ')') && line[digits+1] == ' '
 }

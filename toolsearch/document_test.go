@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -59,7 +60,7 @@ func TestDocumentFields(t *testing.T) {
 	assert.Equal(t, "issues write", d.tags)
 	assert.Equal(t, map[string]any{
 		nameField: "create_issue", namespaceField: "github", titleField: "Create issue\nNew issue",
-		tagsField: "issues write", descriptionField: "Open a ticket.", paramNamesField: "",
+		tagsField: "issues write", descriptionField: "Open a ticket.", detailsField: "", paramNamesField: "",
 		paramDescriptionField: "", namespaceKeyField: "github", nameKeyField: "create_issue", hashField: d.hash,
 		namePairsField: "", // the Searcher fills it in (see TestNamePairs)
 	}, d.fields())
@@ -92,5 +93,46 @@ func FuzzDocumentSchema(f *testing.F) {
 			assert.True(t, json.Valid([]byte(schema)))
 		}
 		assert.Equal(t, d.hash, newDocument(&tool).hash)
+	})
+}
+
+func TestSplitLead(t *testing.T) {
+	tests := []struct {
+		name, desc, lead, details string
+	}{
+		{name: "OneParagraph", desc: "Read a file.\nIt may be large.", lead: "Read a file.\nIt may be large."},
+		{name: "BlankLine", desc: "Fetch a URL.\n\nAlthough you did not have access, now you do.", lead: "Fetch a URL.", details: "Although you did not have access, now you do."},
+		{name: "BlankLineOfSpaces", desc: "Fetch a URL now.\n  \t\nMore.", lead: "Fetch a URL now.", details: "More."},
+		{name: "ListAfterIntro", desc: "Get the weather of a city.\nReturns:\n- temp (number): degrees\n- wind (number): speed", lead: "Get the weather of a city.\nReturns:", details: "- temp (number): degrees\n- wind (number): speed"},
+		{name: "NumberedList", desc: "Steps to run the job below.\n1. build\n2) test", lead: "Steps to run the job below.", details: "1. build\n2) test"},
+		{name: "ListFromTheStart", desc: "- first item of the list\n- second", lead: "- first item of the list", details: "- second"},
+		{name: "ShortHeadingJoined", desc: "Weather API\n\nGet the forecast of a city.\n\nFields follow.", lead: "Weather API\n\nGet the forecast of a city.", details: "Fields follow."},
+		{name: "NotAList", desc: "Version 2.0 of the tool is here.\n2.0 is better\n-x flag", lead: "Version 2.0 of the tool is here.\n2.0 is better\n-x flag"},
+		{name: "Trimmed", desc: "\n\n  Create an issue in a repo.  \n\n\n  Details.  \n", lead: "Create an issue in a repo.", details: "Details."},
+		{name: "Empty", desc: ""},
+		{name: "CRLF", desc: "Create an issue in a repo.\r\n\r\nDetails here.", lead: "Create an issue in a repo.", details: "Details here."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lead, details := splitLead(tt.desc)
+			assert.Equal(t, tt.lead, lead)
+			assert.Equal(t, tt.details, details)
+		})
+	}
+}
+
+// FuzzSplitLead checks that splitting a description loses no word and
+// adds none, and that a description without a line break is all lead.
+func FuzzSplitLead(f *testing.F) {
+	for _, seed := range []string{"", "a", "Fetch a URL.\n\nMore.", "x\n- y\n- z", "1. a\n2. b", "\n\n\n", "a b c\n\xff\n\nd", "• one two three\n• four"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, desc string) {
+		lead, details := splitLead(desc)
+		assert.Equal(t, strings.Fields(desc), append(strings.Fields(lead), strings.Fields(details)...))
+		if !strings.Contains(desc, "\n") {
+			assert.Equal(t, strings.TrimSpace(desc), lead)
+			assert.Empty(t, details)
+		}
 	})
 }

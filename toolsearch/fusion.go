@@ -51,3 +51,36 @@ func fuse(end int, rankings ...weightedRanking) []toolindex.Hit {
 	})
 	return hits[:min(end, len(hits))]
 }
+
+// blendDepth is how deep a blend reads the lexical ranking, and how deep
+// at most it reads the BM25F one for tools the lexical scores could
+// lift into the page.
+const blendDepth = 30
+
+// blend adds up two rankings' scores, each divided by its best score so
+// that the two weigh alike whatever their scales, the second's
+// multiplied by weight, and returns the first end hits, best first, ties
+// in ID order. A tool missing from a ranking scores 0 there.
+func blend(end int, first, second []toolindex.Hit, weight float64) []toolindex.Hit {
+	if len(first) == 0 || len(second) == 0 || first[0].Score <= 0 || second[0].Score <= 0 {
+		return first[:min(end, len(first))]
+	}
+	scores := make(map[string]float64, len(first)+len(second))
+	for _, h := range first {
+		scores[h.ID] += h.Score / first[0].Score
+	}
+	for _, h := range second {
+		scores[h.ID] += weight * h.Score / second[0].Score
+	}
+	hits := make([]toolindex.Hit, 0, len(scores))
+	for id, score := range scores {
+		hits = append(hits, toolindex.Hit{ID: id, Score: score})
+	}
+	slices.SortFunc(hits, func(a, b toolindex.Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return hits[:min(end, len(hits))]
+}

@@ -13,13 +13,16 @@ import (
 // chain and the document fields. An on-disk index records it; one written
 // with another format is rebuilt rather than searched with the wrong
 // analysis. Change it whenever any of those change.
-const formatVersion = "toolsearch/3"
+const formatVersion = "toolsearch/4"
 
 // indexFormat is the format an index of configuration c records: the
 // analysis chain depends on whether words are stemmed.
 func indexFormat(c *config) string {
-	if !c.stem {
+	switch {
+	case !c.stem:
 		return formatVersion + "+unstemmed"
+	case c.stemmer != "":
+		return formatVersion + "+" + c.stemmer
 	}
 	return formatVersion
 }
@@ -34,7 +37,7 @@ var formatKey = []byte("metatools.toolsearch.format")
 // nothing is indexed dynamically. The mapping names bleve's BM25 scoring
 // model, which an on-disk index records, but no query uses it: scores are
 // computed from the postings (see search.go).
-func newMapping(stem bool) (*mapping.IndexMappingImpl, error) {
+func newMapping(stemmer string) (*mapping.IndexMappingImpl, error) {
 	m := bleve.NewIndexMapping()
 	m.ScoringModel = index.BM25Scoring
 	stopMap, stopFilter := textAnalysisConfigs()
@@ -44,7 +47,7 @@ func newMapping(stem bool) (*mapping.IndexMappingImpl, error) {
 	if err := m.AddCustomTokenFilter(extraStopFilterName, stopFilter); err != nil {
 		return nil, err
 	}
-	if err := m.AddCustomAnalyzer(textAnalyzerName, textAnalyzerConfig(stem)); err != nil {
+	if err := m.AddCustomAnalyzer(textAnalyzerName, textAnalyzerConfig(stemmer)); err != nil {
 		return nil, err
 	}
 	if err := m.AddCustomAnalyzer(pairAnalyzerName, map[string]any{"type": custom.Name, "tokenizer": whitespace.Name}); err != nil {
@@ -56,7 +59,7 @@ func newMapping(stem bool) (*mapping.IndexMappingImpl, error) {
 	m.DocValuesDynamic = false
 
 	doc := bleve.NewDocumentStaticMapping()
-	for _, field := range []string{nameField, namespaceField, titleField, tagsField, descriptionField, paramNamesField, paramDescriptionField} {
+	for _, field := range textFields {
 		fm := bleve.NewTextFieldMapping()
 		fm.Analyzer = textAnalyzerName
 		fm.Store = false

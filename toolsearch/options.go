@@ -1,8 +1,11 @@
 package toolsearch
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 )
 
 // Weights are the boosts of the fields a query is matched against. A
@@ -22,8 +25,13 @@ type Weights struct {
 	Tags float64
 	// Title weighs the tool's display title and its annotations' title.
 	Title float64
-	// Description weighs the tool's description.
+	// Description weighs the first paragraph of the tool's
+	// description, which says what the tool does.
 	Description float64
+	// Details weighs the rest of the description: what it says after
+	// its first blank line or once a list starts (return fields,
+	// notes, examples).
+	Details float64
 	// ParamNames weighs the property names of the tool's input schema
 	// (and of the objects those hold).
 	ParamNames float64
@@ -40,8 +48,9 @@ func DefaultWeights() Weights {
 		Tags:              3,
 		Title:             3,
 		Description:       1,
-		ParamNames:        0.3,
-		ParamDescriptions: 0.1,
+		Details:           0.2,
+		ParamNames:        0.2,
+		ParamDescriptions: 0.05,
 	}
 }
 
@@ -53,6 +62,7 @@ func (w Weights) all() []weightedField {
 		{name: tagsField, weight: w.Tags},
 		{name: titleField, weight: w.Title},
 		{name: descriptionField, weight: w.Description},
+		{name: detailsField, weight: w.Details},
 		{name: paramNamesField, weight: w.ParamNames},
 		{name: paramDescriptionField, weight: w.ParamDescriptions},
 	}
@@ -100,6 +110,9 @@ type config struct {
 	k1 float64
 	// fusion fuses the BM25F ranking with toolindex's lexical one.
 	fusion bool
+	// blend is the weight of the lexical searcher's scores added to
+	// the BM25F ones (see blend); 0 leaves them out.
+	blend float64
 	// fusionWeight is the weight of the BM25F ranking in the fusion,
 	// the lexical one's being 1.
 	fusionWeight float64
@@ -111,6 +124,12 @@ type config struct {
 	feedback Feedback
 	// query says how a query's words become weighted terms.
 	query queryConfig
+	// wholeDescription leaves descriptions unsplit: the description
+	// field holds all of it.
+	wholeDescription bool
+	// stemmer names bleve's stemming token filter, when stem is on;
+	// "" is Snowball's English stemmer.
+	stemmer string
 }
 
 // coverageMode says how a tool's score is scaled by how much of the query
@@ -135,8 +154,18 @@ const defaultB = 0.75
 func defaultConfig() config {
 	return config{
 		weights: DefaultWeights(), coverage: coverageNone, k1: 1.2, fusionWeight: 1, stem: true,
-		query: queryConfig{agentScale: 0.5, pairWeight: 0.5},
+		blend: DefaultLexicalBlend,
+		query: queryConfig{agentScale: 0.5, pairWeight: 0.5, coreCoverage: 0.3},
 	}
+}
+
+// stemmerName returns the name of the stemming token filter, "" for
+// none.
+func (c *config) stemmerName() string {
+	if !c.stem {
+		return ""
+	}
+	return cmp.Or(c.stemmer, en.SnowballStemmerName)
 }
 
 // fields returns the fields to search with their weights and b.
@@ -174,6 +203,29 @@ func WithPath(dir string) Option {
 // whole catalogue after opening one, as [Searcher] advises anyway.
 func WithFusion(on bool) Option {
 	return func(c *config) { c.fusion = on }
+}
+
+// DefaultLexicalBlend is the weight of the lexical searcher's scores in
+// a default Searcher's ranking; see [WithLexicalBlend].
+const DefaultLexicalBlend = 0.15
+
+// WithLexicalBlend sets the weight of toolindex's
+// [toolindex.LexicalSearcher] in the ranking: the Searcher keeps one in
+// memory beside the bleve index, and a tool's score is its BM25F score
+// divided by the best one, plus weight times the same ratio of its
+// lexical score. The BM25F ranking is read as deep as the lexical scores
+// could lift a tool into the page asked for (30 hits at most beyond
+// it), the lexical one 30 hits deep. The lexical
+// searcher scores a tool as one bag of words, folds plurals rather than
+// stemming, and scales a score by the share of the query's words the tool
+// holds; with a small weight it settles what BM25F ranks nearly alike. 0
+// turns the blend off, saving the second index and the lexical search of
+// each query. The default is [DefaultLexicalBlend]. As with
+// [WithFusion], the lexical side of an on-disk index holds the tools
+// upserted since the Searcher was opened. A weight that is negative or
+// not finite is refused by [New].
+func WithLexicalBlend(weight float64) Option {
+	return func(c *config) { c.blend = weight }
 }
 
 // WithWeights sets the field weights; see [Weights].

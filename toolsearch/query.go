@@ -26,6 +26,11 @@ type queryConfig struct {
 	// tags and title only.
 	synonymScale        float64
 	synonymsShortFields bool
+	// coreCoverage, in [0, 1], is how much a tool's score depends on
+	// the share of the query words' idf that its core fields
+	// (isCoreField) hold: the score is multiplied by
+	// 1 - coreCoverage + coreCoverage × share.
+	coreCoverage float64
 	// qtfK saturates the weight of a word repeated in a query, as
 	// (qtfK + 1) × count / (qtfK + count); 0 counts it once.
 	qtfK float64
@@ -73,6 +78,13 @@ func newSynonymIndex(a analysis.Analyzer) synonymIndex {
 		}
 	}
 	return idx
+}
+
+// isCoreField reports whether field names or sums up a tool: the short
+// fields and the first paragraph of the description, but not the
+// details of the description or the parameters, which document it.
+func isCoreField(field string) bool {
+	return isShortField(field) || field == descriptionField
 }
 
 // isShortField reports whether field is one of the short fields that

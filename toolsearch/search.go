@@ -91,25 +91,35 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 			depth += len(group)
 		}
 	}
-	if s.lexical != nil || s.semantic != nil {
+	if s.fuseLexical || s.semantic != nil {
 		depth = max(depth, fusionDepth)
 	}
+	// With a blend, the ranking goes on below the first depth hits as
+	// long as the lexical scores could lift a hit into them.
+	margin := s.blend
 	hits := []toolindex.Hit{}
 	if len(terms) > 0 {
 		query := s.weightedQuery(tokens, terms)
-		if hits, err = s.rank(ctx, r, query, q.Namespace, depth); err != nil {
+		if hits, err = s.rank(ctx, r, query, q.Namespace, depth, margin); err != nil {
 			return nil, searchError(ctx, op, err)
 		}
 		if s.texts != nil && len(hits) > 0 {
 			if expanded := s.expand(terms, hits); expanded != nil {
-				if hits, err = s.rank(ctx, r, expanded, q.Namespace, depth); err != nil {
+				if hits, err = s.rank(ctx, r, expanded, q.Namespace, depth, margin); err != nil {
 					return nil, searchError(ctx, op, err)
 				}
 			}
 		}
 	}
+	if s.blend > 0 && len(terms) > 0 {
+		lexical, err := s.lexical.Search(ctx, toolindex.SearchQuery{Text: text, Namespace: q.Namespace, Limit: max(depth, blendDepth)})
+		if err != nil {
+			return nil, searchError(ctx, op, err)
+		}
+		hits = blend(depth, hits, lexical, s.blend)
+	}
 	rankings := []weightedRanking{{hits: hits, weight: s.fusionWeight}}
-	if s.lexical != nil && len(terms) > 0 {
+	if s.fuseLexical && len(terms) > 0 {
 		lexical, err := s.lexical.Search(ctx, toolindex.SearchQuery{Text: text, Namespace: q.Namespace, Limit: depth})
 		if err != nil {
 			return nil, searchError(ctx, op, err)
@@ -169,7 +179,7 @@ func (s *Searcher) queryTerms(tokens analysis.TokenStream) []string {
 // document; the cost is O(postings) for the reading plus O(matches × log
 // end) to find the best, then an ID lookup for each hit returned (and for
 // those that tie with the last one).
-func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []weightedTerm, namespace string, end int) ([]toolindex.Hit, error) {
+func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []weightedTerm, namespace string, end int, margin float64) ([]toolindex.Hit, error) {
 	n, err := r.DocCount()
 	if err != nil || n == 0 {
 		return []toolindex.Hit{}, err
@@ -198,7 +208,7 @@ func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []weight
 	if err != nil {
 		return nil, err
 	}
-	return acc.best(r, end, s.coverage, found, keep)
+	return acc.best(r, end, margin, s.coverage, s.query.coreCoverage, found, keep)
 }
 
 // postingList is the postings of a query term in a field, with the
@@ -207,6 +217,7 @@ type postingList struct {
 	tfr  index.TermFieldReader
 	term int // the term's number among the query's terms
 	norm fieldNorm
+	core bool // the field names or sums up the tool (isCoreField)
 }
 
 // open opens the posting lists of the terms in the searched fields, in
@@ -223,7 +234,7 @@ func (s *Searcher) open(ctx context.Context, r index.IndexReader, terms []weight
 		}
 		norm := newFieldNorm(f, avg)
 		norm.weight *= scale
-		lists = append(lists, postingList{tfr: tfr, term: i, norm: norm})
+		lists = append(lists, postingList{tfr: tfr, term: i, norm: norm, core: isCoreField(f.name)})
 		return nil
 	}
 	for i, term := range terms {
@@ -269,7 +280,7 @@ func read(ctx context.Context, lists []postingList, terms []weightedTerm, n uint
 				if err != nil {
 					return err
 				}
-				acc.addFrequency(num, bit, l.norm.frequency(d.Freq, d.Norm))
+				acc.addFrequency(num, bit, l.core, l.norm.frequency(d.Freq, d.Norm))
 				return nil
 			})
 			if err != nil {
@@ -280,10 +291,17 @@ func read(ctx context.Context, lists []postingList, terms []weightedTerm, n uint
 		idf := bm25IDF(n, uint64(len(acc.termDocs)))
 		found.terms++
 		found.idf += idf
+		word := !terms[term].pair
+		if word {
+			found.wordIDF += idf
+		}
 		for _, j := range acc.termDocs {
 			d := &acc.docs[j]
 			d.sum += terms[term].weight * saturate(idf, d.freq, k1)
 			d.covered += idf
+			if word && d.core&bit != 0 {
+				d.coreIDF += idf
+			}
 			d.freq = 0
 		}
 	}
@@ -291,10 +309,12 @@ func read(ctx context.Context, lists []postingList, terms []weightedTerm, n uint
 }
 
 // queryMass is how much of a query the index holds: the number of its
-// terms found, and the sum of their idf.
+// terms found, the sum of their idf, and the sum of the idf of those
+// that are words (not pairs of words).
 type queryMass struct {
-	terms int
-	idf   float64
+	terms   int
+	idf     float64
+	wordIDF float64
 }
 
 // fieldNorm turns a term's count in a field into its weighted,
@@ -413,6 +433,8 @@ type docScore struct {
 	freq    float64 // the normalised frequency of the term being read
 	terms   uint64  // the bits of the query terms the document holds
 	covered float64 // the sum of their idf
+	core    uint64  // the bits of the query terms the document's core fields hold
+	coreIDF float64 // the sum of the idf of the words among them
 	score   float64
 }
 
@@ -428,13 +450,17 @@ func release(a *accumulator) {
 }
 
 // addFrequency adds freq to the frequency of the term of bit term in
-// document num, and notes that the document holds the term.
-func (a *accumulator) addFrequency(num uint64, term uint64, freq float64) {
+// document num, and notes that the document holds the term, in a core
+// field when core is true.
+func (a *accumulator) addFrequency(num uint64, term uint64, core bool, freq float64) {
 	i := a.doc(num)
 	d := &a.docs[i]
 	if d.terms&term == 0 {
 		d.terms |= term
 		a.termDocs = append(a.termDocs, i)
+	}
+	if core {
+		d.core |= term
 	}
 	d.freq += freq
 }
@@ -455,10 +481,16 @@ func (a *accumulator) doc(num uint64) int32 {
 }
 
 // best returns the first end documents by score, then by ID, among those
-// keep holds (all when keep is nil); each score is scaled as coverage
-// says by the share of the query found that the document holds.
-func (a *accumulator) best(r index.IndexReader, end int, coverage coverageMode, found queryMass, keep map[uint64]bool) ([]toolindex.Hit, error) {
+// keep holds (all when keep is nil), and after them those whose score is
+// within margin times the best score of the end-th one, at most
+// blendDepth in all (or end, when that is more); each score is scaled as coverage
+// says by the share of the query found that the document holds, and by
+// 1 - core + core × the share of the query words' idf that its core
+// fields hold.
+func (a *accumulator) best(r index.IndexReader, end int, margin float64, coverage coverageMode, core float64, found queryMass, keep map[uint64]bool) ([]toolindex.Hit, error) {
 	top := topScores{limit: end}
+	deep := topScores{limit: max(end, blendDepth)}
+	best := math.Inf(-1)
 	for i := range a.docs {
 		d := &a.docs[i]
 		if keep != nil && !keep[d.num] {
@@ -472,9 +504,24 @@ func (a *accumulator) best(r index.IndexReader, end int, coverage coverageMode, 
 		case coverage == coverageIDF && found.idf > 0:
 			d.score *= d.covered / found.idf
 		}
+		if core > 0 && found.wordIDF > 0 {
+			d.score *= 1 - core + core*d.coreIDF/found.wordIDF
+		}
 		top.offer(d.score)
+		if margin > 0 {
+			deep.offer(d.score)
+			best = max(best, d.score)
+		}
 	}
 	threshold, full := top.min()
+	limit := end
+	if deepest, deepFull := deep.min(); margin > 0 && full {
+		threshold -= margin * best
+		if deepFull {
+			threshold = max(threshold, deepest)
+		}
+		limit = deep.limit
+	}
 	hits := []toolindex.Hit{}
 	var id [8]byte
 	for i := range a.docs {
@@ -495,7 +542,7 @@ func (a *accumulator) best(r index.IndexReader, end int, coverage coverageMode, 
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
-	return hits[:min(end, len(hits))], nil
+	return hits[:min(limit, len(hits))], nil
 }
 
 // topScores keeps the largest limit scores offered to it, in a min-heap,

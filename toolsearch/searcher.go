@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 
@@ -26,8 +27,8 @@ var ErrClosed = errors.New("toolsearch: searcher is closed")
 // Searcher is a [toolindex.Searcher] on a bleve index scored with BM25.
 //
 // Each tool is indexed as a document with one field per part of its
-// definition (name, namespace, tags, title, description, parameter names
-// and parameter descriptions), all analysed the same way: identifiers are
+// definition (name, namespace, tags, title, description lead and details,
+// parameter names and parameter descriptions), all analysed the same way: identifiers are
 // split into words, words are lower-cased and stemmed, English stop words
 // are dropped. A query is analysed the same way and never parsed as a
 // query language. A tool matches when any field contains any query word;
@@ -39,8 +40,11 @@ var ErrClosed = errors.New("toolsearch: searcher is closed")
 // tool's score is the sum over the query words. A word's agent noun
 // ("finder" for "find") counts as half an occurrence of it, and each pair
 // of query words that the tool's name holds both of adds half a word's
-// score. Hits come best first,
-// ties in ID order.
+// score. The tool's score is multiplied by 0.7 + 0.3 × the share of the
+// query words' idf that its core fields (name, namespace, tags, title and
+// description lead) hold, divided by the best score, and added to
+// [DefaultLexicalBlend] times its lexical score divided by the best one
+// ([WithLexicalBlend]). Hits come best first, ties in ID order.
 //
 // Incremental updates: Upsert and Remove apply one bleve batch each. A
 // tool whose indexed content has not changed is skipped (documents carry
@@ -86,11 +90,19 @@ type Searcher struct {
 	semantic *semanticIndex             // nil without an embedder
 	feedback Feedback
 	texts    *feedbackTexts // nil without feedback
+	// fuseLexical fuses the ranking with that of lexical by reciprocal
+	// rank; blend, when positive, adds lexical's scores, so weighted,
+	// to the ranking's. Either needs lexical.
+	fuseLexical bool
+	blend       float64
 	// fusionWeight is the weight of the BM25F ranking in the fusion,
 	// the lexical one's being 1.
 	fusionWeight float64
 	// query says how a query's words become weighted terms.
 	query queryConfig
+	// wholeDescription searches the whole description as its first
+	// paragraph, leaving the details field empty.
+	wholeDescription bool
 	// synonyms holds the synonyms of query words, nil without them.
 	synonyms synonymIndex
 
@@ -134,15 +146,18 @@ func New(opts ...Option) (*Searcher, error) {
 	if err := c.weights.validate(); err != nil {
 		return nil, errors.Opf(op, errors.InvalidArgument, "%w", err)
 	}
+	if c.blend < 0 || math.IsNaN(c.blend) || math.IsInf(c.blend, 0) {
+		return nil, errors.Opf(op, errors.InvalidArgument, "lexical blend weight %v: need a finite weight >= 0", c.blend)
+	}
 	if err := c.feedback.validate(); err != nil {
 		return nil, errors.Opf(op, errors.InvalidArgument, "%w", err)
 	}
-	m, err := newMapping(c.stem)
+	m, err := newMapping(c.stemmerName())
 	if err != nil {
 		return nil, errors.Opf(op, errors.Internal, "index mapping: %w", err)
 	}
-	s := &Searcher{fields: c.fields(), coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, query: c.query, lengths: newLengthBook()}
-	if c.fusion {
+	s := &Searcher{fields: c.fields(), coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, fuseLexical: c.fusion, blend: c.blend, query: c.query, wholeDescription: c.wholeDescription, lengths: newLengthBook()}
+	if c.fusion || c.blend > 0 {
 		s.lexical = toolindex.NewLexicalSearcher()
 	}
 	if c.embedder != nil {
@@ -191,6 +206,9 @@ func (s *Searcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
 		}
 		d := newDocument(&tools[i])
 		d.namePairs = s.namePairs(d.name)
+		if s.wholeDescription {
+			d.lead, d.details = d.description, ""
+		}
 		if j, dup := seen[d.id]; dup {
 			docs[j] = d
 			continue

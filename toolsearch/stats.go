@@ -11,7 +11,7 @@ import (
 )
 
 // textFields are the searched fields, in the order of fieldLengths.
-var textFields = [...]string{nameField, namespaceField, tagsField, titleField, descriptionField, paramNamesField, paramDescriptionField}
+var textFields = [...]string{nameField, namespaceField, tagsField, titleField, descriptionField, detailsField, paramNamesField, paramDescriptionField}
 
 // fieldLengths holds the length of each text field of a document, in
 // words after analysis (the words bleve indexes), in textFields order.
