@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/metatools-go/metatools/errors"
@@ -47,7 +48,7 @@ func TestTail(t *testing.T) {
 	tl := newTail(8)
 	for _, s := range []string{"abc", "defgh", "ij", "0123456789", "xy"} {
 		n, err := tl.Write([]byte(s))
-		assert.NoError(t, err)
+		require.NoError(t, err)
 		assert.Equal(t, len(s), n)
 	}
 	assert.Equal(t, "456789xy", tl.String())

@@ -444,7 +444,9 @@ func (b *Backend) run(ctx context.Context, rt *instanceRuntime, req toolruntime.
 		return value, nil
 	case ctx.Err() != nil:
 		return nil, errors.FromContext(ctx, "wasm.Run", context.Cause(ctx))
-	case context.Cause(runCtx) == error(cpuCause):
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		// Its own deadline, not the parent's, ended runCtx (the CPU time's:
+		// stop came after, and an ended context keeps its first error).
 		return nil, errors.WithOp("wasm.Run", cpuCause)
 	}
 	return nil, guestError(hostErr, exitErr, inst.stderr.String(), req.Limits.Memory)

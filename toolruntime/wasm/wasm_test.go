@@ -47,14 +47,27 @@ func peakRSS(t *testing.T) int64 {
 	return 0
 }
 
-func TestMemoryLimit(t *testing.T) {
-	const limit = 64 << 20
-	b, err := wasm.NewFromFile(modulePath, wasm.WithSpares(0))
+// newBackend returns a backend of the runner with the tests' cache
+// directory, closed at the end of the test.
+func newBackend(t *testing.T, opts ...wasm.Option) *wasm.Backend {
+	t.Helper()
+	dir, err := cacheDir()
+	require.NoError(t, err)
+	b, err := wasm.NewFromFile(modulePath, append([]wasm.Option{wasm.WithCacheDir(dir)}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, b.Close(context.Background())) })
+	return b
+}
+
+func TestMemoryLimit(t *testing.T) {
+	const limit = 64 << 20
+	// A first execution under the cap makes its runtime (and spare), so
+	// that the peak below is the program's.
+	_, err := execute(t, shared, toolruntime.Limits{Memory: limit}, toolcode.Limits{}, `return 1`)
+	require.NoError(t, err)
 	before := peakRSS(t)
 	// Half a GiB of distinct strings: far past the cap.
-	res, err := execute(t, b, toolruntime.Limits{Memory: limit}, toolcode.Limits{WallTime: time.Minute},
+	res, err := execute(t, shared, toolruntime.Limits{Memory: limit}, toolcode.Limits{WallTime: time.Minute},
 		`const a = []; for (let i = 0; i < 512; i++) { a.push(("x" + i).repeat(1 << 19)); } return a.length;`)
 	require.Error(t, err)
 	assert.Equal(t, errors.ResourceExhausted, errors.CodeOf(err), "%v", err)
@@ -79,7 +92,7 @@ func TestMemoryCapBelowModule(t *testing.T) {
 	_, err := execute(t, shared, toolruntime.Limits{Memory: 4 << 20}, toolcode.Limits{}, `return 1`)
 	require.Error(t, err)
 	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
-	assert.Contains(t, err.Error(), "more than the cap of 64 pages")
+	assert.Contains(t, err.Error(), "memory cap of 64 pages")
 }
 
 func TestSpinStoppedAtDeadline(t *testing.T) {
@@ -88,10 +101,7 @@ func TestSpinStoppedAtDeadline(t *testing.T) {
 		t.Run("spares="+strconv.Itoa(spares), func(t *testing.T) {
 			b := shared
 			if spares == 0 {
-				var err error
-				b, err = wasm.NewFromFile(modulePath, wasm.WithSpares(0))
-				require.NoError(t, err)
-				t.Cleanup(func() { require.NoError(t, b.Close(context.Background())) })
+				b = newBackend(t, wasm.WithSpares(0))
 			}
 			start := time.Now()
 			_, err := execute(t, b, toolruntime.Limits{}, toolcode.Limits{WallTime: wall}, `while (true) {}`)
@@ -137,7 +147,9 @@ func TestEnforces(t *testing.T) {
 		assert.Equal(t, v, row.Value, row.Name)
 		assert.Equal(t, wasm.Mechanism, row.By, row.Name)
 	}
-	assert.Empty(t, got.Missing(toolruntime.Hardened.Requires()))
+	// The gateway's rows are the runtime's to add.
+	assert.Equal(t, []string{toolcode.LimitToolCalls, toolcode.LimitChainSteps, toolcode.LimitOutputBytes},
+		got.Missing(toolruntime.Hardened.Requires()))
 }
 
 func TestIsolation(t *testing.T) {
@@ -193,10 +205,9 @@ func TestOptions(t *testing.T) {
 }
 
 func TestClosed(t *testing.T) {
-	b, err := wasm.NewFromFile(modulePath)
-	require.NoError(t, err)
+	b := newBackend(t)
 	require.NoError(t, b.Close(context.Background()))
 	require.NoError(t, b.Close(context.Background()), "Close is idempotent")
-	_, err = b.Run(context.Background(), toolruntime.Request{Language: "javascript", Code: "return 1", Limits: toolruntime.DefaultLimits})
+	_, err := b.Run(context.Background(), toolruntime.Request{Language: "javascript", Code: "return 1", Limits: toolruntime.DefaultLimits})
 	assert.Equal(t, errors.Unavailable, errors.CodeOf(err))
 }
