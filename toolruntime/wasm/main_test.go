@@ -25,6 +25,11 @@ var modulePath string
 // the cache directory).
 var shared *wasm.Backend
 
+// unspared is a backend that starts each instance when its execution
+// comes, for the conformance suite, which counts the goroutines an
+// execution leaves: a spare started ahead is one.
+var unspared *wasm.Backend
+
 // cacheDir returns the directory of wazero's compilation cache for the
 // tests: under the user's cache, named by the version of wazero in go.mod
 // (a test binary does not know its dependencies' versions, so wazero's own
@@ -53,11 +58,14 @@ func cacheDir() (string, error) {
 	return filepath.Join(base, "metatools", "toolruntime-wasm-test", "wazero-"+version), nil
 }
 
-// buildRunner compiles cmd/toolruntime-runner for wasip1 into dir. Go's
-// build cache makes it quick after the first time.
+// buildRunner compiles the runner for wasip1 into dir: the probe runner of
+// toolruntimetest, which is cmd/toolruntime-runner with the probe engine
+// added, so that one module (the costly part is wazero compiling it)
+// serves the backend's own tests and the conformance suite. Go's build
+// cache makes the build quick after the first time.
 func buildRunner(dir string) (string, error) {
 	out := filepath.Join(dir, "toolruntime-runner.wasm")
-	cmd := exec.Command("go", "build", "-o", out, "../cmd/toolruntime-runner")
+	cmd := exec.Command("go", "build", "-o", out, "../toolruntimetest/proberunner")
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -92,12 +100,18 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if unspared, err = wasm.NewFromFile(modulePath, wasm.WithCacheDir(dir), wasm.WithSpares(0)); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	fmt.Fprintf(os.Stderr, "wasm: built the runner in %v, compiled it in %v (cache %s), %s/%s\n",
 		built.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), dir, runtime.GOOS, runtime.GOARCH)
 	code := m.Run()
-	if err := shared.Close(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, "close the backend:", err)
-		return 1
+	for _, b := range []*wasm.Backend{shared, unspared} {
+		if err := b.Close(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "close the backend:", err)
+			return 1
+		}
 	}
 	if code == 0 {
 		if err := goleak.Find(); err != nil {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -271,9 +270,6 @@ func (b *Backend) take(r *instanceRuntime) (*instance, error) {
 	if b.closed {
 		return nil, errors.Errorf(errors.Unavailable, "wasm backend closed")
 	}
-	if inBubble() {
-		return b.start(r), nil
-	}
 	var inst *instance
 	select {
 	case inst = <-r.spares:
@@ -284,21 +280,8 @@ func (b *Backend) take(r *instanceRuntime) (*instance, error) {
 	return inst, nil
 }
 
-// bubbleEpoch is when the fake clock of a testing/synctest bubble starts.
-var bubbleEpoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
-
-// inBubble reports whether the caller runs in a testing/synctest bubble,
-// whose clock starts at midnight UTC on 2000-01-01. There, an instance
-// must belong to the bubble (its pipes block durably only if the bubble
-// made them) and must not outlive it: spares are neither used nor
-// started.
-func inBubble() bool { return time.Now().Before(bubbleEpoch.AddDate(1, 0, 0)) }
-
 // refillLocked starts instances until r has its spares; b.mu is held.
 func (b *Backend) refillLocked(r *instanceRuntime) {
-	if inBubble() {
-		return
-	}
 	for !b.closed && len(r.spares) < cap(r.spares) {
 		r.spares <- b.start(r)
 	}
