@@ -69,6 +69,16 @@ build: ## Build every package of every module.
 	@$(call banner,go build work)
 	$(GO) build work
 
+# The guest of toolruntime's wasm backend: the runner compiled for WASI
+# preview1 (see the package doc of toolruntime/wasm). Go's build cache
+# makes a rebuild quick.
+RUNNER_WASM ?= $(BIN)/toolruntime-runner.wasm
+
+.PHONY: runner-wasm
+runner-wasm: ## Build the runner for the wasm backend (bin/toolruntime-runner.wasm).
+	@$(call banner,GOOS=wasip1 GOARCH=wasm go build toolruntime-runner)
+	cd toolruntime && GOOS=wasip1 GOARCH=wasm $(GO) build -o $(RUNNER_WASM) ./cmd/toolruntime-runner
+
 # The end-to-end tests of toolserver run real third-party MCP software from
 # the npm registry, pinned in toolserver/e2e/package-lock.json. Every target
 # that runs tests depends on e2e-deps; `go test` alone does not install

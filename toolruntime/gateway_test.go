@@ -2,6 +2,7 @@ package toolruntime_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"testing"
 
@@ -19,8 +20,9 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // pipeBackend runs the runner in a goroutine of the test, over pipes: the
-// whole gateway protocol, without a process.
-type pipeBackend struct{}
+// whole gateway protocol, without a process. A sequential one serves the
+// guest's side as a WebAssembly guest does (gateway.GuestOptions.Sequential).
+type pipeBackend struct{ sequential bool }
 
 func (pipeBackend) Name() string { return "pipe" }
 
@@ -37,7 +39,12 @@ func (b pipeBackend) Run(ctx context.Context, req toolruntime.Request) (toolrunt
 	guestCtx, stopGuest := context.WithCancel(ctx)
 	defer stopGuest()
 	go func() {
-		err := runner.Run(guestCtx, toGuest, fromGuest, javascript.New(), javascript.NewTypeScript())
+		var err error
+		if b.sequential {
+			err = serveSequential(guestCtx, toGuest, fromGuest)
+		} else {
+			err = runner.Run(guestCtx, toGuest, fromGuest, javascript.New(), javascript.NewTypeScript())
+		}
 		_ = fromGuest.Close()
 		done <- err
 	}()
@@ -51,8 +58,29 @@ func (b pipeBackend) Run(ctx context.Context, req toolruntime.Request) (toolrunt
 	return toolruntime.Result{Value: value, Enforced: b.Enforces(req.Limits)}, err
 }
 
+// serveSequential is the guest's side with sequential reads.
+func serveSequential(ctx context.Context, r io.Reader, w io.Writer) error {
+	reg, err := toolcode.NewEngineRegistry(javascript.New(), javascript.NewTypeScript())
+	if err != nil {
+		return err
+	}
+	return gateway.Serve(ctx, r, w, func(ctx context.Context, ex gateway.Execution, tools toolcode.Tools) (json.RawMessage, error) {
+		engine, err := reg.Get(ex.Language)
+		if err != nil {
+			return nil, err
+		}
+		return engine.Execute(ctx, toolcode.Program{Code: ex.Code, Tools: tools, Limits: ex.Limits, Report: func(toolcode.Isolation) {}})
+	}, gateway.GuestOptions{Sequential: true})
+}
+
 func TestGatewayConformance(t *testing.T) {
-	rt, err := toolruntime.New(toolruntime.WithBackend(toolruntime.Dev, pipeBackend{}))
+	for name, b := range map[string]pipeBackend{"concurrent": {}, "sequential": {sequential: true}} {
+		t.Run(name, func(t *testing.T) { conformance(t, b) })
+	}
+}
+
+func conformance(t *testing.T, b pipeBackend) {
+	rt, err := toolruntime.New(toolruntime.WithBackend(toolruntime.Dev, b))
 	require.NoError(t, err)
 	for _, lang := range []string{"javascript", "typescript"} {
 		t.Run(lang, func(t *testing.T) {

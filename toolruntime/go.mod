@@ -19,8 +19,9 @@ require (
 	github.com/metatools-go/metatools/toolmodel v0.0.0
 	github.com/metatools-go/metatools/toolrun v0.0.0
 	github.com/stretchr/testify v1.12.1
+	github.com/tetratelabs/wazero v1.12.0
 	go.uber.org/goleak v1.3.0
-	golang.org/x/sys v0.41.0
+	golang.org/x/sys v0.44.0
 )
 
 require (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/metatools-go/metatools/errors"
@@ -21,10 +22,13 @@ type GuestOptions struct {
 	// MaxMessageBytes bounds a message from the host
 	// ([DefaultMaxMessageBytes] when zero).
 	MaxMessageBytes int
-	// Sequential makes tool calls one at a time, each reading its own
-	// answer, with no goroutine reading ahead. A guest whose reads block
-	// every goroutine (a WebAssembly module on WASI) needs it; elsewhere
-	// calls run concurrently.
+	// Sequential reads the host's answers only while a call waits for
+	// one, one call reading at a time, with no goroutine reading ahead.
+	// A guest whose reads block every goroutine (a WebAssembly module on
+	// WASI) needs it: calls started together still go to the host
+	// together (each sends its request before any blocks in a read), but
+	// the guest does nothing else while it waits for an answer.
+	// Elsewhere, a goroutine reads the answers as they come.
 	Sequential bool
 }
 
@@ -51,7 +55,11 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, run RunFunc, opts Gues
 	if err := json.Unmarshal(m.Params, &ex); err != nil {
 		return out.Write(Message{ID: m.ID, Error: errors.ToWire(errors.Opf("gateway.Serve", errors.InvalidArgument, "malformed execution: %v", err))})
 	}
-	c := &client{out: out, in: in, sequential: opts.Sequential, pending: map[int64]chan Message{}, next: executeID}
+	c := &client{
+		out: out, in: in, sequential: opts.Sequential, next: executeID,
+		pending: map[int64]chan Message{}, waiting: map[int64]bool{}, answers: map[int64]Message{},
+	}
+	c.turn = sync.NewCond(&c.mu)
 	if !opts.Sequential {
 		go c.readAnswers()
 	}
@@ -78,10 +86,18 @@ type client struct {
 	in         *Reader
 	sequential bool
 
-	mu      sync.Mutex // guards next, pending and failed; serializes calls when sequential
+	mu      sync.Mutex // guards the fields below
 	next    int64
 	pending map[int64]chan Message
 	failed  error
+
+	// When sequential: the calls waiting for their answer, the answers
+	// read for a call that has not taken it yet, whether a call is
+	// reading, and the signal that the reader is done.
+	waiting map[int64]bool
+	answers map[int64]Message
+	reading bool
+	turn    *sync.Cond
 }
 
 var _ toolcode.Tools = (*client)(nil)
@@ -140,6 +156,12 @@ func (c *client) call(ctx context.Context, method string, params, out any) error
 	return nil
 }
 
+// callSequential sends one request and waits for its answer without a
+// goroutine reading ahead: the calls waiting take turns at reading, one
+// at a time, and the reader hands the answers of the others to them.
+// Before it reads (a read blocks a WebAssembly module whole), the reader
+// yields, so that the other calls ready to start send their requests
+// first: calls started together are under way in the host together.
 func (c *client) callSequential(method string, params json.RawMessage) (Message, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -152,17 +174,39 @@ func (c *client) callSequential(method string, params json.RawMessage) (Message,
 		c.failed = err
 		return Message{}, err
 	}
-	m, err := c.in.Read()
-	switch {
-	case errors.Is(err, io.EOF):
-		err = errors.Opf("gateway.Serve", errors.Unavailable, "the host closed the gateway")
-	case err == nil && (!m.IsResponse() || m.ID != id):
-		err = errors.Opf("gateway.Serve", errors.InvalidArgument, "expected the answer to request %d", id)
+	c.waiting[id] = true
+	defer delete(c.waiting, id)
+	for {
+		if m, ok := c.answers[id]; ok {
+			delete(c.answers, id)
+			return m, nil
+		}
+		if c.failed != nil {
+			return Message{}, c.failed
+		}
+		if c.reading {
+			c.turn.Wait()
+			continue
+		}
+		c.reading = true
+		c.mu.Unlock()
+		runtime.Gosched()
+		m, err := c.in.Read()
+		c.mu.Lock()
+		c.reading = false
+		switch {
+		case errors.Is(err, io.EOF):
+			err = errors.Opf("gateway.Serve", errors.Unavailable, "the host closed the gateway")
+		case err == nil && (!m.IsResponse() || !c.waiting[m.ID] || m.ID == executeID):
+			err = errors.Opf("gateway.Serve", errors.InvalidArgument, "unexpected message %d %q from the host", m.ID, m.Method)
+		}
+		if err != nil {
+			c.failed = err
+		} else {
+			c.answers[m.ID] = m
+		}
+		c.turn.Broadcast()
 	}
-	if err != nil {
-		c.failed = err
-	}
-	return m, err
 }
 
 func (c *client) callConcurrent(ctx context.Context, method string, params json.RawMessage) (Message, error) {

@@ -21,17 +21,21 @@ import (
 // answer fails with code [errors.Unavailable]; a malformed or oversized
 // message, or a response to nothing, with [errors.InvalidArgument] or
 // [errors.ResourceExhausted] — a guest that breaks the protocol is not
-// trusted further. When ctx is done Host closes r if it is an io.Closer,
-// and returns the context's error once the read ends; the caller stops the
-// guest. Host returns only after every tool call it started has returned.
+// trusted further. When ctx is done Host closes r and w, those that are
+// io.Closers, and returns the context's error once the read or write
+// blocked on them ends; the caller stops the guest. Host returns only after every tool call it started has returned.
 func Host(ctx context.Context, r io.Reader, w io.Writer, ex Execution, tools toolcode.Tools, maxMessage int) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var calls sync.WaitGroup
 	defer calls.Wait()
 	defer cancel()
-	if c, ok := r.(io.Closer); ok {
-		stop := context.AfterFunc(ctx, func() { _ = c.Close() })
-		defer stop()
+	// A read or a write blocked on a guest that does not take part ends
+	// when its stream is closed.
+	for _, stream := range []any{r, w} {
+		if c, ok := stream.(io.Closer); ok {
+			stop := context.AfterFunc(ctx, func() { _ = c.Close() })
+			defer stop()
+		}
 	}
 
 	out := NewWriter(w)
