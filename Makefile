@@ -279,7 +279,7 @@ runner: ## Build the sandbox runner of code mode into bin/ (toolruntime-runner).
 run: ## The main job: build metatools and serve its built-in catalogue at http://127.0.0.1:8080/mcp (Ctrl-C stops it).
 	@echo "building metatools into $(RUN_BIN) (the first build downloads and compiles the dependencies: it can take minutes)..."
 	@$(GO) build -o $(RUN_BIN) $(RUN_PKG)
-	@$(MAKE) runner
+	@$(MAKE) runner runner-wasm
 	@echo "running: metatools $(ARGS) (Ctrl-C to stop)"
 	@exec $(RUN_BIN) $(ARGS)
 

@@ -16,6 +16,7 @@ require (
 	github.com/metatools-go/metatools/toolrun/grpcexec v0.0.0
 	github.com/metatools-go/metatools/toolrun/httpexec v0.0.0
 	github.com/metatools-go/metatools/toolrun/openapi v0.0.0
+	github.com/metatools-go/metatools/toolruntime v0.0.0
 	github.com/metatools-go/metatools/toolsearch v0.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/ory/fosite v0.49.0
@@ -109,6 +110,7 @@ require (
 	github.com/spf13/pflag v1.0.9 // indirect
 	github.com/spf13/viper v1.16.0 // indirect
 	github.com/subosito/gotenv v1.4.2 // indirect
+	github.com/tetratelabs/wazero v1.12.0 // indirect
 	go.etcd.io/bbolt v1.4.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/contrib/instrumentation/net/http/httptrace/otelhttptrace v0.46.1 // indirect
@@ -149,5 +151,6 @@ replace (
 	github.com/metatools-go/metatools/toolrun/grpcexec => ../toolrun/grpcexec
 	github.com/metatools-go/metatools/toolrun/httpexec => ../toolrun/httpexec
 	github.com/metatools-go/metatools/toolrun/openapi => ../toolrun/openapi
+	github.com/metatools-go/metatools/toolruntime => ../toolruntime
 	github.com/metatools-go/metatools/toolsearch => ../toolsearch
 )

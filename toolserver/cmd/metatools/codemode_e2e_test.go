@@ -238,6 +238,7 @@ func TestExecProfiles(t *testing.T) {
 	}{
 		{"dev", "inprocess", []string{"wall_time", "tool_calls"}},
 		{"standard", "process", []string{"wall_time", "cpu_time", "memory", "file_size", "no_host_environment", "tool_calls"}},
+		{"hardened", "wasm", []string{"wall_time", "cpu_time", "memory", "processes", "file_size", "no_host_environment", "no_host_files", "no_network", "tool_calls"}},
 	} {
 		t.Run(p.profile, func(t *testing.T) {
 			cmd := exec.Command(binary, "exec", "--config", cfg, "--profile", p.profile, "--json", program)
@@ -265,7 +266,7 @@ func TestExecProfiles(t *testing.T) {
 	// A profile that does not exist is a usage error naming the profiles.
 	code, _, stderr := cli(t, "", "exec", "--profile", "paranoid", "-")
 	assert.NotEqual(t, exitOK, code)
-	assert.Contains(t, stderr, "dev, standard, hardened")
+	assert.Contains(t, stderr, `unknown security profile "paranoid" (profiles: [dev standard hardened])`)
 }
 
 func TestExecCommand(t *testing.T) {

@@ -51,12 +51,17 @@ func TestMain(m *testing.M) {
 	binary = filepath.Join(dir, "metatools")
 	// The sandbox runner goes next to metatools, where metatools finds it,
 	// static as bubblewrap needs it.
-	for _, b := range []struct{ out, pkg, env string }{
-		{binary, ".", ""},
-		{filepath.Join(dir, runnerName), "github.com/metatools-go/metatools/toolruntime/cmd/toolruntime-runner", "CGO_ENABLED=0"},
+	const runnerPkg = "github.com/metatools-go/metatools/toolruntime/cmd/toolruntime-runner"
+	for _, b := range []struct {
+		out, pkg string
+		env      []string
+	}{
+		{binary, ".", nil},
+		{filepath.Join(dir, runnerName), runnerPkg, []string{"CGO_ENABLED=0"}},
+		{filepath.Join(dir, runnerName+".wasm"), runnerPkg, []string{"GOOS=wasip1", "GOARCH=wasm"}},
 	} {
 		build := exec.Command("go", "build", "-o", b.out, b.pkg)
-		build.Env = append(os.Environ(), b.env)
+		build.Env = append(os.Environ(), b.env...)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintf(os.Stderr, "build %s: %v\n", b.pkg, err)

@@ -78,7 +78,13 @@ func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox) (toolrunti
 		if err != nil {
 			return nil, err
 		}
-		return wasm.NewFromFile(module)
+		// Compiling the module takes a minute or more; the machine code
+		// is kept in the user's cache for the next start.
+		var opts []wasm.Option
+		if cache, err := os.UserCacheDir(); err == nil {
+			opts = append(opts, wasm.WithCacheDir(filepath.Join(cache, "metatools", "wazero")))
+		}
+		return wasm.NewFromFile(module, opts...)
 	default:
 		return inprocess.New(javascript.New(), javascript.NewTypeScript())
 	}
