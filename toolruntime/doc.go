@@ -26,8 +26,10 @@
 // backend out of process serves it to the guest over the guest's stdin and
 // stdout with the protocol of the package gateway; the guest is the command
 // toolruntime-runner (package runner), which hosts the toolcode engines.
-// Nothing else crosses: the guest gets a clean environment, a private
-// temporary directory, and no credential.
+// Nothing else crosses: the guest gets no credential and none of the
+// host's environment (a child process gets a clean environment and a
+// private temporary directory; a WebAssembly module no file system at
+// all).
 //
 // # Use
 //
