@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"sync"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolcode"
-	"github.com/metatools-go/metatools/tooldocs"
 )
 
 // Languages of the engines of this package.
@@ -273,71 +271,8 @@ func (r *run) post(job func() error) {
 }
 
 // dispatch runs one operation of the Tools and returns its result.
-func (r *run) dispatch(ctx context.Context, c call) (result any, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			result, err = nil, errors.Errorf(errors.Internal, "tools.%s panicked: %v", c.op, p)
-		}
-	}()
-	tools := r.prog.Tools
-	switch c.op {
-	case "run":
-		args, ok := c.args.(map[string]any)
-		if c.args == nil {
-			args, ok = map[string]any{}, true
-		}
-		if !ok {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.run(%q): the arguments must be an object", c.id)
-		}
-		return tools.Run(ctx, c.id, args)
-	case "search":
-		limit, err := intArg(c.args)
-		if err != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.search: the limit %v", err)
-		}
-		return tools.Search(ctx, c.id, limit)
-	case "namespaces":
-		return tools.Namespaces(ctx)
-	case "describe":
-		level, _ := c.args.(string)
-		lvl, perr := tooldocs.ParseDetailLevel(level)
-		if perr != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.describe(%q): %v", c.id, perr)
-		}
-		return tools.Describe(ctx, c.id, lvl)
-	case "examples":
-		limit, err := intArg(c.args)
-		if err != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.examples: the limit %v", err)
-		}
-		return tools.Examples(ctx, c.id, limit)
-	case "chain":
-		var steps []toolcode.ChainStep
-		b, merr := json.Marshal(c.args)
-		if merr == nil {
-			merr = json.Unmarshal(b, &steps)
-		}
-		if merr != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.chain: the steps must be an array of {toolId, args, usePrevious, previousKey}: %v", merr)
-		}
-		return tools.Chain(ctx, steps)
-	}
-	return nil, errors.Errorf(errors.InvalidArgument, "unknown operation %q", c.op)
-}
-
-// intArg reads a limit, as encoding/json would decode it into an int:
-// null (or nothing) is 0, and anything but a whole number is an error.
-func intArg(v any) (int, error) {
-	switch x := v.(type) {
-	case nil:
-		return 0, nil
-	case float64:
-		if x == math.Trunc(x) && x >= math.MinInt32 && x <= math.MaxInt32 {
-			return int(x), nil
-		}
-		return 0, fmt.Errorf("%v is not a whole number", x)
-	}
-	return 0, fmt.Errorf("must be a number")
+func (r *run) dispatch(ctx context.Context, c call) (any, error) {
+	return toolcode.Dispatch(ctx, r.prog.Tools, c.op, c.id, c.args)
 }
 
 // jsError returns a JavaScript Error for err, with its code (and tool), and

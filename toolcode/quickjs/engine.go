@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolcode"
-	"github.com/metatools-go/metatools/tooldocs"
 )
 
 // LanguageJavaScript is the language of the engine unless [WithLanguage]
@@ -608,69 +606,10 @@ func ctxError(ctx context.Context) error {
 }
 
 // dispatch runs one operation of the Tools.
-func (r *run) dispatch(c call) (result any, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			result, err = nil, errors.Errorf(errors.Internal, "tools.%s panicked: %v", c.op, p)
-		}
-	}()
+func (r *run) dispatch(c call) (any, error) {
 	var args any
 	if err := json.Unmarshal([]byte(c.payload), &args); err != nil {
 		return nil, errors.Errorf(errors.InvalidArgument, "tools.%s: the arguments are not JSON: %v", c.op, err)
 	}
-	ctx, tools := r.ctx, r.prog.Tools
-	switch c.op {
-	case "run":
-		m, ok := args.(map[string]any)
-		if args == nil {
-			m, ok = map[string]any{}, true
-		}
-		if !ok {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.run(%q): the arguments must be an object", c.id)
-		}
-		return tools.Run(ctx, c.id, m)
-	case "search":
-		limit, err := limitArg(args)
-		if err != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.search: the limit %v", err)
-		}
-		return tools.Search(ctx, c.id, limit)
-	case "namespaces":
-		return tools.Namespaces(ctx)
-	case "describe":
-		level, _ := args.(string)
-		lvl, perr := tooldocs.ParseDetailLevel(level)
-		if perr != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.describe(%q): %v", c.id, perr)
-		}
-		return tools.Describe(ctx, c.id, lvl)
-	case "examples":
-		limit, err := limitArg(args)
-		if err != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.examples: the limit %v", err)
-		}
-		return tools.Examples(ctx, c.id, limit)
-	case "chain":
-		var steps []toolcode.ChainStep
-		if err := json.Unmarshal([]byte(c.payload), &steps); err != nil {
-			return nil, errors.Errorf(errors.InvalidArgument, "tools.chain: the steps must be an array of {toolId, args, usePrevious, previousKey}: %v", err)
-		}
-		return tools.Chain(ctx, steps)
-	}
-	return nil, errors.Errorf(errors.InvalidArgument, "unknown operation %q", c.op)
-}
-
-// limitArg reads a limit as encoding/json would decode it into an int:
-// null is 0, anything but a whole number is an error.
-func limitArg(v any) (int, error) {
-	switch x := v.(type) {
-	case nil:
-		return 0, nil
-	case float64:
-		if x == math.Trunc(x) && x >= math.MinInt32 && x <= math.MaxInt32 {
-			return int(x), nil
-		}
-		return 0, fmt.Errorf("%v is not a whole number", x)
-	}
-	return 0, fmt.Errorf("must be a number")
+	return toolcode.Dispatch(r.ctx, r.prog.Tools, c.op, c.id, args)
 }
