@@ -54,6 +54,7 @@ func ProbeEngine() toolcode.Engine { return probe.New() }
 type env struct {
 	t         *testing.T
 	rt        *toolruntime.Runtime
+	backend   toolruntime.Backend
 	claims    toolruntime.LimitsEnforced
 	inProcess bool
 
@@ -87,6 +88,9 @@ type attempt struct {
 	// for the JavaScript program.
 	limits   toolcode.Limits
 	jsLimits toolcode.Limits
+	// sandbox, when set, replaces [SuiteLimits] for the attempt, so that
+	// the limit it attacks is the one that stops it.
+	sandbox *toolruntime.Limits
 	// escaped judges a probe that returned a value: did it get through?
 	escaped func(e *env, o probe.Outcome) (bool, string)
 	// wantProbe checks a probe that failed: the codes and limit it must
@@ -197,6 +201,9 @@ func (e *env) attempts() []attempt {
 			js:      `const a = []; while (true) { a.push("x".repeat(1024)); }`,
 			jsCodes: []errors.Code{errors.Timeout, errors.ResourceExhausted},
 			probe:   fmt.Sprintf("alloc %d", 2*SuiteLimits.Memory), harmful: true,
+			// CPU time well past what allocating takes on a loaded
+			// machine: the memory cap must be what stops the probe.
+			sandbox:    &toolruntime.Limits{CPUTime: 30 * time.Second, Memory: SuiteLimits.Memory, Processes: SuiteLimits.Processes, FileSize: SuiteLimits.FileSize},
 			limits:     toolcode.Limits{WallTime: 20 * time.Second},
 			jsLimits:   toolcode.Limits{WallTime: 2 * time.Second},
 			escaped:    func(*env, probe.Outcome) (bool, string) { return true, "allocated" },
@@ -334,7 +341,7 @@ func randomHex(t *testing.T) string {
 }
 
 func newEnv(t *testing.T, rt *toolruntime.Runtime, b toolruntime.Backend) *env {
-	e := &env{t: t, rt: rt, claims: b.Enforces(SuiteLimits), dir: t.TempDir(), secret: "secret-" + randomHex(t), token: "probe-token-" + randomHex(t)}
+	e := &env{t: t, rt: rt, backend: b, claims: b.Enforces(SuiteLimits), dir: t.TempDir(), secret: "secret-" + randomHex(t), token: "probe-token-" + randomHex(t)}
 	e.secretFile = filepath.Join(e.dir, "secret.txt")
 	require.NoError(t, os.WriteFile(e.secretFile, []byte(e.secret), 0o600))
 	e.writeTo = filepath.Join(e.dir, "escaped.txt")
@@ -381,8 +388,27 @@ func newEnv(t *testing.T, rt *toolruntime.Runtime, b toolruntime.Backend) *env {
 // runner denies [deniedTool].
 func (e *env) execute(t *testing.T, language, code string, limits toolcode.Limits) (*toolcode.Result, error) {
 	t.Helper()
+	return e.executeIn(t, e.rt, language, code, limits)
+}
+
+// runtimeFor returns the runtime of an attempt: the suite's, or one with
+// the attempt's own sandbox limits.
+func (e *env) runtimeFor(t *testing.T, a attempt) *toolruntime.Runtime {
+	t.Helper()
+	if a.sandbox == nil {
+		return e.rt
+	}
+	rt, err := toolruntime.New(toolruntime.WithBackend(toolruntime.Dev, e.backend), toolruntime.WithLimits(*a.sandbox))
+	require.NoError(t, err)
+	return rt
+}
+
+// executeIn runs one program through rt, on a fresh fixture whose runner
+// denies [deniedTool].
+func (e *env) executeIn(t *testing.T, rt *toolruntime.Runtime, language, code string, limits toolcode.Limits) (*toolcode.Result, error) {
+	t.Helper()
 	f := toolcodetest.NewFixture(t, toolrun.WithAuthorization(toolrun.AllowDeny{Deny: []string{deniedTool}}))
-	engine, err := e.rt.Engine(toolruntime.Dev, language)
+	engine, err := rt.Engine(toolruntime.Dev, language)
 	require.NoError(t, err)
 	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(engine))
 	return x.Execute(context.Background(), toolcode.ExecuteParams{Language: language, Code: code, Limits: limits, Timeout: limits.WallTime})
@@ -412,7 +438,7 @@ func (e *env) runJS(t *testing.T, report *Report, a attempt) {
 	if a.jsLimits != (toolcode.Limits{}) {
 		limits = a.jsLimits
 	}
-	accepted := e.guard(t, func() { res, err = e.execute(t, "javascript", a.js, limits) })
+	accepted := e.guard(t, func() { res, err = e.executeIn(t, e.runtimeFor(t, a), "javascript", a.js, limits) })
 	row := Row{Attempt: a.name, Way: "javascript", Property: a.property}
 	defer func() { report.add(row) }()
 	if err == nil {
@@ -450,7 +476,7 @@ func (e *env) runProbe(t *testing.T, report *Report, a attempt) {
 		res *toolcode.Result
 		err error
 	)
-	accepted := e.guard(t, func() { res, err = e.execute(t, probe.Language, a.probe, a.limits) })
+	accepted := e.guard(t, func() { res, err = e.executeIn(t, e.runtimeFor(t, a), probe.Language, a.probe, a.limits) })
 	if err != nil {
 		code := errors.CodeOf(err)
 		row.Detail = fmt.Sprintf("%s: %s", code, firstLine(err))
