@@ -60,18 +60,20 @@ func TestDestructiveToolOfACrashingServerRunsOnce(t *testing.T) {
 }
 
 // crashingServer is an in-memory upstream whose tools break their session
-// while they run, the first crashes times, counting their executions.
-func crashingServer(crashes int32, annotations map[string]*mcp.ToolAnnotations) (*mcp.Server, map[string]*atomic.Int32) {
+// while they run, the first crashes times, counting their executions: they
+// call drop, which drops the session's connection as a crashed server would
+// (closing the session instead would wait for the requests in flight, the
+// client's long-lived ones included, and race with the client seeing it).
+func crashingServer(crashes int32, annotations map[string]*mcp.ToolAnnotations, drop func()) (*mcp.Server, map[string]*atomic.Int32) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "crashy"}, nil)
 	counts := map[string]*atomic.Int32{}
 	for name, a := range annotations {
 		n := &atomic.Int32{}
 		counts[name] = n
 		srv.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}, Annotations: a},
-			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				if n.Add(1) <= crashes {
-					// Closing waits for the handlers under way, this one too.
-					go req.Session.Close()
+					drop()
 					<-ctx.Done()
 					return nil, ctx.Err()
 				}
@@ -87,14 +89,21 @@ func crashingServer(crashes int32, annotations map[string]*mcp.ToolAnnotations) 
 // configuration.
 func TestBrokenCallsRunAgainOnlyWhenSafe(t *testing.T) {
 	destructive := true
+	// Sessions follow one another, each broken by one crash at most: a
+	// crash drops the connection of the latest session.
+	var ss *serverSessions
 	srv, counts := crashingServer(1, map[string]*mcp.ToolAnnotations{
 		"delete_repo": {DestructiveHint: &destructive},
 		"charge":      nil,
 		"lookup":      {ReadOnlyHint: true},
 		"upsert":      {IdempotentHint: true},
 		"declared":    nil,
+	}, func() {
+		<-ss.sessions
+		_ = (<-ss.conns).Close()
 	})
-	m := newManager(t, mcpexec.WithServer("crashy", mcpexec.InMemory(srv)))
+	ss = newServerSessions(srv)
+	m := newManager(t, mcpexec.WithServer("crashy", ss.config()))
 	runner := mcpRunner(t, m, "crashy", "crashy", toolrun.WithIdempotentTools("crashy:declared"))
 
 	for name, want := range map[string]int32{"delete_repo": 1, "charge": 1, "lookup": 2, "upsert": 2, "declared": 2} {
