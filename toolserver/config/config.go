@@ -159,6 +159,12 @@ type HTTP struct {
 	// AllowedOrigins are the web origins, besides the server's own and
 	// loopback ones, whose pages may call the server from a browser.
 	AllowedOrigins []string `yaml:"allowedOrigins"`
+	// DrainDelay is how long a stopping server goes on serving after its
+	// readiness endpoint (/readyz) starts answering 503, so that a load
+	// balancer stops sending it requests before it stops accepting them
+	// (default 5s when unset; 0 stops accepting at once). Running calls
+	// then have server.shutdownTimeout more to finish.
+	DrainDelay *Duration `yaml:"drainDelay"`
 	// OAuth, when set, also accepts OAuth access tokens.
 	OAuth *OAuth `yaml:"oauth"`
 }
@@ -705,6 +711,9 @@ func (c *Config) problems() []Problem {
 	nonNegative(keyPath{"server", "http", "sessionIdleTimeout"}, int64(h.SessionIdleTimeout))
 	nonNegative(keyPath{"server", "http", "maxSessions"}, int64(h.MaxSessions))
 	nonNegative(keyPath{"server", "http", "bodyReadTimeout"}, int64(h.BodyReadTimeout))
+	if h.DrainDelay != nil {
+		nonNegative(keyPath{"server", "http", "drainDelay"}, int64(*h.DrainDelay))
+	}
 	if h.Addr != "" {
 		if _, _, err := net.SplitHostPort(h.Addr); err != nil {
 			add(keyPath{"server", "http", "addr"}, "%q is not HOST:PORT or :PORT", h.Addr)

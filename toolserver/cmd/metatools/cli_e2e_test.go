@@ -64,7 +64,7 @@ func TestServeStopsCleanlyOnSignals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0")
+			cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--drain-delay", "0")
 			stderr, err := cmd.StderrPipe()
 			require.NoError(t, err)
 			require.NoError(t, cmd.Start())

@@ -247,10 +247,20 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	fs.Var(&tokens, "token", "bearer `token` HTTP clients must present (repeatable); other users of the machine can read it in the process list: prefer --token-file or METATOOLS_TOKEN")
 	tokenFile := fs.String("token-file", "", "read the bearer tokens HTTP clients must present from `file`, one a line")
 	insecure := fs.Bool("insecure-no-auth", false, "serve HTTP beyond the loopback interface without authentication, to anyone who can reach it")
+	drain := fs.Duration("drain-delay", defaultDrainDelay, "once told to stop, answer 503 on "+readyzPath+" but serve HTTP on for `duration` before no longer accepting (overrides server.http.drainDelay; 0: at once)")
 	if rest, err := parse(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
 		return usagef("serve takes no arguments, got %q", rest)
+	}
+	var drainFlag *time.Duration
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "drain-delay" {
+			drainFlag = drain
+		}
+	})
+	if drainFlag != nil && *drainFlag < 0 {
+		return usagef("--drain-delay must not be negative, got %s", *drainFlag)
 	}
 	s, err := e.open(ctx, c, slog.LevelInfo)
 	if err != nil {
@@ -278,7 +288,10 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if h.OAuth != nil {
 		opts.OAuth = h.OAuth.Options()
 	}
-	return e.stopped(ctx, e.serveHTTP(ctx, *addr, opts, srv.HTTPHandler(opts), *insecure, shutdownTimeout(cfg)))
+	return e.stopped(ctx, e.serveHTTP(ctx, httpServe{
+		addr: *addr, opts: opts, handler: srv.HTTPHandler(opts), insecure: *insecure, ready: s.cat.Ready(),
+		drainDelay: drainDelay(cfg, drainFlag), shutdownTimeout: shutdownTimeout(cfg),
+	}))
 }
 
 // stopped returns the error a server that returned err ends with: none

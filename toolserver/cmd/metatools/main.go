@@ -99,7 +99,7 @@ const usage = `metatools: one MCP server for all your tools.
 
 Usage:
   metatools serve [--config FILE] [--http ADDR] [--stateless] [--token-file FILE]
-                  [--insecure-no-auth]
+                  [--insecure-no-auth] [--drain-delay D]
   metatools search [--config FILE] [--namespace NS] [--limit N] QUERY...
   metatools describe [--config FILE] [--level summary|schema|full] ID
   metatools run [--config FILE] [--backend ID] [--out DIR] ID [JSON | @FILE | -]

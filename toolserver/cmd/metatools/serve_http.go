@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/metatools-go/metatools/errors"
@@ -73,18 +75,122 @@ func httpTokens(flagTokens []string, tokenFile string, configured []string) ([]s
 		}
 		tokens = append(tokens, fromFile...)
 	}
-	if t := os.Getenv("METATOOLS_TOKEN"); t != "" {
+	if t := os.Getenv(tokenEnv); t != "" {
 		tokens = append(tokens, t)
 	}
 	return tokens, nil
 }
 
-// serveHTTP serves h at /mcp on addr, and the protected-resource metadata
-// of opts.OAuth, when set, at its well-known paths, until ctx is done, then lets running
-// requests finish for at most shutdownTimeout. It refuses to listen beyond
-// the loopback interface without authentication unless insecure is set.
-func (e *env) serveHTTP(ctx context.Context, addr string, opts toolserver.HTTPOptions, h http.Handler, insecure bool, shutdownTimeout time.Duration) error {
-	addr, err := listenAddress(addr)
+// Paths of the probes served next to /mcp, without authentication: a
+// probe carries no token, and the answers reveal nothing but the state.
+const (
+	// healthzPath answers 200 while the process serves (liveness).
+	healthzPath = "/healthz"
+	// readyzPath answers 200 once the server is ready for calls, and 503
+	// before that and from the moment it begins to stop (readiness).
+	readyzPath = "/readyz"
+)
+
+// tokenEnv is the environment variable serve --http reads a bearer token
+// from.
+const tokenEnv = "METATOOLS_TOKEN"
+
+// defaultDrainDelay is how long a stopping HTTP server goes on serving
+// after /readyz turns 503 when server.http.drainDelay is not set: long
+// enough for a load balancer that probes every few seconds, as
+// Kubernetes does, to take the server out of rotation.
+const defaultDrainDelay = 5 * time.Second
+
+// httpServe is what serveHTTP serves and how.
+type httpServe struct {
+	// addr is the address to listen on, as --http takes it.
+	addr string
+	// opts are the HTTP options handler was made with.
+	opts toolserver.HTTPOptions
+	// handler serves MCP at /mcp.
+	handler http.Handler
+	// insecure allows serving beyond the loopback interface without
+	// authentication.
+	insecure bool
+	// ready is closed once the server is ready for calls: its catalogue
+	// built and every upstream up or failed once.
+	ready <-chan struct{}
+	// drainDelay is how long the server goes on serving once /readyz
+	// answers 503, before it stops accepting.
+	drainDelay time.Duration
+	// shutdownTimeout bounds the wait for running requests once the
+	// server stops accepting.
+	shutdownTimeout time.Duration
+}
+
+// probes answers the liveness and readiness probes, and counts the MCP
+// requests running, which a stop waits for.
+type probes struct {
+	ready    <-chan struct{}
+	draining atomic.Bool
+	running  atomic.Int64
+}
+
+// plain writes a short plain-text answer no cache keeps.
+func plain(w http.ResponseWriter, status int, body string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body+"\n")
+}
+
+// healthz answers 200 as long as the process serves HTTP, stopping
+// included: a stopping server is alive, and restarting it would cut the
+// calls it is finishing.
+func (p *probes) healthz(w http.ResponseWriter, _ *http.Request) {
+	plain(w, http.StatusOK, "ok")
+}
+
+// readyz answers 200 when the server is ready for calls and is not
+// stopping, and 503 otherwise.
+func (p *probes) readyz(w http.ResponseWriter, _ *http.Request) {
+	switch {
+	case p.draining.Load():
+		plain(w, http.StatusServiceUnavailable, "stopping")
+	case !closed(p.ready):
+		plain(w, http.StatusServiceUnavailable, "starting")
+	default:
+		plain(w, http.StatusOK, "ready")
+	}
+}
+
+// closed reports whether ch is closed.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// count counts the requests h is serving.
+func (p *probes) count(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.running.Add(1)
+		defer p.running.Add(-1)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// serveHTTP serves s.handler at /mcp on s.addr, the probes at /healthz
+// and /readyz, and the protected-resource metadata of s.opts.OAuth, when
+// set, at its well-known paths, until ctx is done. Then it drains: /readyz
+// answers 503 at once, connections are no longer kept alive, and serving
+// goes on for s.drainDelay, so that a load balancer sends new requests
+// elsewhere; then it stops accepting and lets running requests finish for
+// at most s.shutdownTimeout, and returns once they have. It refuses to
+// listen beyond the loopback interface without authentication unless
+// s.insecure is set.
+func (e *env) serveHTTP(ctx context.Context, s httpServe) error {
+	addr, err := listenAddress(s.addr)
 	if err != nil {
 		return err
 	}
@@ -92,39 +198,87 @@ func (e *env) serveHTTP(ctx context.Context, addr string, opts toolserver.HTTPOp
 	if err != nil {
 		return err
 	}
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && !opts.Authenticated() {
-		if !insecure {
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && !s.opts.Authenticated() {
+		if !s.insecure {
 			_ = ln.Close()
 			return configError{fmt.Errorf("refusing to serve HTTP on %s, beyond the loopback interface, without authentication: "+
-				"give bearer tokens (--token-file, METATOOLS_TOKEN or server.http.bearerTokens) or configure server.http.oauth, "+
+				"give bearer tokens (--token-file, "+tokenEnv+" or server.http.bearerTokens) or configure server.http.oauth, "+
 				"or pass --insecure-no-auth to serve anyone who can reach it", addr)}
 		}
 		fmt.Fprintf(e.stderr, "metatools: WARNING: serving %s without authentication (--insecure-no-auth): anyone who can reach it can run every tool\n", addr)
 	}
+	p := &probes{ready: s.ready}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	if opts.OAuth != nil {
-		for _, path := range opts.OAuth.MetadataPaths() {
-			mux.Handle(path, opts.OAuth.MetadataHandler())
+	mux.Handle("/mcp", p.count(s.handler))
+	mux.HandleFunc("GET "+healthzPath, p.healthz)
+	mux.HandleFunc("GET "+readyzPath, p.readyz)
+	if s.opts.OAuth != nil {
+		for _, path := range s.opts.OAuth.MetadataPaths() {
+			mux.Handle(path, s.opts.OAuth.MetadataHandler())
 		}
 	}
-	fmt.Fprintf(e.stderr, "metatools: serving MCP at http://%s/mcp\n", ln.Addr())
+	fmt.Fprintf(e.stderr, "metatools: serving MCP at http://%s/mcp (probes at %s and %s)\n", ln.Addr(), healthzPath, readyzPath)
 	// No ReadTimeout or WriteTimeout: they bound a whole exchange and would
 	// cut the event streams of long calls and of GET requests. The
 	// handler bounds the reading of each request body instead
 	// (HTTPOptions.BodyReadTimeout); these bound the headers and the
 	// connections kept alive between requests.
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
+	failed, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-		defer cancel()
-		_ = hs.Shutdown(shutdown)
+		defer close(stopped)
+		select {
+		case <-ctx.Done():
+			e.drain(hs, p, s)
+		case <-failed:
+		}
 	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err = hs.Serve(ln)
+	if !errors.Is(err, http.ErrServerClosed) {
+		close(failed)
+		<-stopped
 		return err
 	}
+	// Serve returns as soon as the stop begins; the running requests are
+	// done when the stop is.
+	<-stopped
 	return nil
+}
+
+// drain stops hs as serveHTTP says, telling how it goes on e.stderr.
+func (e *env) drain(hs *http.Server, p *probes, s httpServe) {
+	p.draining.Store(true)
+	// Without keep-alive, each client opens a new connection for its next
+	// request, which a load balancer routes to another server.
+	hs.SetKeepAlivesEnabled(false)
+	fmt.Fprintf(e.stderr, "metatools: stopping: %s answers 503; serving on for %s (drain delay)\n", readyzPath, s.drainDelay)
+	if s.drainDelay > 0 {
+		t := time.NewTimer(s.drainDelay)
+		<-t.C
+	}
+	fmt.Fprintf(e.stderr, "metatools: no longer accepting; %d requests running, given %s to finish\n", p.running.Load(), s.shutdownTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(ctx); err != nil {
+		n := p.running.Load()
+		_ = hs.Close()
+		fmt.Fprintf(e.stderr, "metatools: %d requests still running after %s (server.shutdownTimeout): cut\n", n, s.shutdownTimeout)
+		return
+	}
+	fmt.Fprintf(e.stderr, "metatools: every request finished\n")
+}
+
+// drainDelay returns how long a stopping HTTP server serves on once
+// /readyz answers 503: flag when the --drain-delay flag was given, else
+// the configuration's, else the default.
+func drainDelay(cfg *config.Config, flag *time.Duration) time.Duration {
+	switch {
+	case flag != nil:
+		return *flag
+	case cfg.Server.HTTP.DrainDelay != nil:
+		return time.Duration(*cfg.Server.HTTP.DrainDelay)
+	}
+	return defaultDrainDelay
 }
 
 // shutdownTimeout returns how long a stopping server lets running calls

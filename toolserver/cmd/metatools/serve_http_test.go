@@ -56,7 +56,9 @@ func serveInProcess(t *testing.T, args ...string) (endpoint string, stderr *anno
 	stderr = &announcingBuffer{endpoint: announced}
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, append([]string{"serve"}, args...), strings.NewReader(""), io.Discard, stderr)
+		// No drain delay: these servers stop when the test ends, and no
+		// load balancer watches them.
+		done <- run(ctx, append([]string{"serve", "--drain-delay", "0"}, args...), strings.NewReader(""), io.Discard, stderr)
 	}()
 	var code int
 	exited := false

@@ -26,7 +26,9 @@ var commandDocs = map[string]commandDoc{
 		summary: "Serve the catalogue to MCP clients behind the meta-tools: over stdio by default, or\n" +
 			"streamable HTTP at /mcp with --http. A port alone (:8080) listens on 127.0.0.1 only;\n" +
 			"naming a host (0.0.0.0:8080) needs bearer tokens (--token-file, METATOOLS_TOKEN or\n" +
-			"the configuration) or --insecure-no-auth. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.",
+			"the configuration) or --insecure-no-auth. /healthz and /readyz answer probes. Ctrl-C\n" +
+			"(SIGINT) or SIGTERM stops it cleanly: /readyz turns 503, serving goes on for the\n" +
+			"drain delay, then running calls finish (server.shutdownTimeout).",
 		example: "metatools serve --config metatools.yaml --http :8080",
 	},
 	"search": {
