@@ -228,6 +228,13 @@ func (e *env) serveHTTP(ctx context.Context, s httpServe) error {
 	go func() {
 		defer close(stopped)
 		select {
+		case <-s.ready:
+			fmt.Fprintf(e.stderr, "metatools: ready: %s answers 200\n", readyzPath)
+		case <-ctx.Done():
+		case <-failed:
+			return
+		}
+		select {
 		case <-ctx.Done():
 			e.drain(hs, p, s)
 		case <-failed:
@@ -256,13 +263,20 @@ func (e *env) drain(hs *http.Server, p *probes, s httpServe) {
 		t := time.NewTimer(s.drainDelay)
 		<-t.C
 	}
-	fmt.Fprintf(e.stderr, "metatools: no longer accepting; %d requests running, given %s to finish\n", p.running.Load(), s.shutdownTimeout)
+	// Shutdown runs the functions registered here once it has closed the
+	// listeners: from then on, new connections are refused.
+	listenersClosed := make(chan struct{})
+	hs.RegisterOnShutdown(func() { close(listenersClosed) })
 	ctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
 	defer cancel()
-	if err := hs.Shutdown(ctx); err != nil {
+	shut := make(chan error, 1)
+	go func() { shut <- hs.Shutdown(ctx) }()
+	<-listenersClosed
+	fmt.Fprintf(e.stderr, "metatools: no longer accepting; requests running: %d, given %s to finish\n", p.running.Load(), s.shutdownTimeout)
+	if err := <-shut; err != nil {
 		n := p.running.Load()
 		_ = hs.Close()
-		fmt.Fprintf(e.stderr, "metatools: %d requests still running after %s (server.shutdownTimeout): cut\n", n, s.shutdownTimeout)
+		fmt.Fprintf(e.stderr, "metatools: requests still running after %s (server.shutdownTimeout), cut: %d\n", s.shutdownTimeout, n)
 		return
 	}
 	fmt.Fprintf(e.stderr, "metatools: every request finished\n")
