@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -149,6 +150,31 @@ func TestErrorsHideExpandedValues(t *testing.T) {
 			assert.NotContains(t, err.Error(), "s3c")
 			assert.NotContains(t, err.Error(), secret[:7])
 			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestDrainDelayTellsZeroFromUnset(t *testing.T) {
+	zero, eight := time.Duration(0), 8*time.Second
+	tests := []struct {
+		name string
+		yaml string
+		want *time.Duration
+	}{
+		{"unset", "server: {http: {stateless: true}}", nil},
+		{"zero", "server: {http: {drainDelay: 0s}}", &zero},
+		{"set", "server: {http: {drainDelay: 8s}}", &eight},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := config.Parse([]byte(tt.yaml))
+			require.NoError(t, err)
+			if tt.want == nil {
+				assert.Nil(t, cfg.Server.HTTP.DrainDelay)
+				return
+			}
+			require.NotNil(t, cfg.Server.HTTP.DrainDelay)
+			assert.Equal(t, *tt.want, time.Duration(*cfg.Server.HTTP.DrainDelay))
 		})
 	}
 }

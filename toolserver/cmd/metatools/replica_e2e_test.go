@@ -65,6 +65,14 @@ func (l *lockedLog) String() string {
 // (its log says /readyz answers 200).
 func startServed(t *testing.T, env []string, args ...string) *served {
 	t.Helper()
+	s := startAnnounced(t, env, args...)
+	s.await(t, "metatools: ready: /readyz answers 200")
+	return s
+}
+
+// startAnnounced is startServed without the wait for readiness.
+func startAnnounced(t *testing.T, env []string, args ...string) *served {
+	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
@@ -99,7 +107,6 @@ func startServed(t *testing.T, env []string, args ...string) *served {
 	require.NotNil(t, m, line)
 	s.endpoint = m[1]
 	s.base = strings.TrimSuffix(s.endpoint, "/mcp")
-	s.await(t, "metatools: ready: /readyz answers 200")
 	return s
 }
 
@@ -125,8 +132,17 @@ func (s *served) await(t *testing.T, text string) string {
 // probe returns the status and body of a GET of path on s.
 func (s *served) probe(t *testing.T, path string) (int, string) {
 	t.Helper()
+	return s.ask(t, http.MethodGet, path)
+}
+
+// ask returns the status and body of a request of path on s, without a
+// body.
+func (s *served) ask(t *testing.T, method, path string) (int, string) {
+	t.Helper()
 	client := &http.Client{Timeout: eventBound}
-	resp, err := client.Get(s.base + path)
+	req, err := http.NewRequestWithContext(t.Context(), method, s.base+path, http.NoBody)
+	require.NoError(t, err)
+	resp, err := client.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
@@ -157,6 +173,9 @@ func TestProbesAnswerWithoutToken(t *testing.T) {
 		status, body := s.probe(t, tt.path)
 		assert.Equal(t, http.StatusOK, status, tt.path)
 		assert.Equal(t, tt.body, body, tt.path)
+		status, body = s.ask(t, http.MethodHead, tt.path)
+		assert.Equal(t, http.StatusOK, status, "HEAD %s", tt.path)
+		assert.Empty(t, body, "HEAD %s", tt.path)
 
 		resp, err := http.Post(s.base+tt.path, "text/plain", strings.NewReader("x"))
 		require.NoError(t, err)
@@ -167,6 +186,43 @@ func TestProbesAnswerWithoutToken(t *testing.T) {
 	require.NoError(t, err)
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "/mcp still wants the token")
+}
+
+// TestReadyOnceUpstreamsTried holds the first connection attempt of an
+// upstream: /readyz answers 503 until it ends (here, failed), then 200.
+func TestReadyOnceUpstreamsTried(t *testing.T) {
+	arrived, release := make(chan struct{}, 1), make(chan struct{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+		<-release
+		http.Error(w, "not an MCP server", http.StatusInternalServerError)
+	}))
+	t.Cleanup(upstream.Close)
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(unblock)
+	cfg := writeFile(t, "metatools.yaml", fmt.Sprintf("mcpServers:\n  - name: gate\n    url: %s/mcp\n", upstream.URL))
+
+	s := startAnnounced(t, nil, "--stateless", "--config", cfg, "--drain-delay", "0")
+	select {
+	case <-arrived: // the first attempt is under way
+	case <-time.After(eventBound):
+		require.FailNow(t, "the upstream was never tried")
+	}
+	status, body := s.probe(t, readyzPath)
+	assert.Equal(t, http.StatusServiceUnavailable, status, "/readyz while an upstream is tried for the first time")
+	assert.Equal(t, "starting\n", body)
+	status, _ = s.probe(t, healthzPath)
+	assert.Equal(t, http.StatusOK, status, "/healthz: alive meanwhile")
+
+	unblock()
+	s.await(t, "metatools: ready: /readyz answers 200")
+	status, body = s.probe(t, readyzPath)
+	assert.Equal(t, http.StatusOK, status, "/readyz once the upstream failed once")
+	assert.Equal(t, "ready\n", body)
 }
 
 // TestSIGTERMDrainsAndFinishesRunningCalls stops a server while a call

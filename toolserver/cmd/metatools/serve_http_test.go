@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/toolserver/config"
 )
 
 // announcingBuffer collects a command's standard error, and hands over
@@ -189,4 +192,67 @@ func FuzzParseTokenFile(f *testing.F) {
 			assert.NotContains(t, tok, "\n")
 		}
 	})
+}
+
+func TestProbesAnswerTheState(t *testing.T) {
+	starting, ready := make(chan struct{}), make(chan struct{})
+	close(ready)
+	tests := []struct {
+		name     string
+		ready    chan struct{}
+		draining bool
+		status   int
+		body     string
+	}{
+		{"starting", starting, false, http.StatusServiceUnavailable, "starting\n"},
+		{"ready", ready, false, http.StatusOK, "ready\n"},
+		{"stopping", ready, true, http.StatusServiceUnavailable, "stopping\n"},
+		{"stopping while starting", starting, true, http.StatusServiceUnavailable, "stopping\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &probes{ready: tt.ready}
+			p.draining.Store(tt.draining)
+			rec := httptest.NewRecorder()
+			p.readyz(rec, httptest.NewRequest(http.MethodGet, readyzPath, http.NoBody))
+			assert.Equal(t, tt.status, rec.Code)
+			assert.Equal(t, tt.body, rec.Body.String())
+			assert.Equal(t, "no-store", rec.Header().Get("Cache-Control"))
+
+			rec = httptest.NewRecorder()
+			p.healthz(rec, httptest.NewRequest(http.MethodGet, healthzPath, http.NoBody))
+			assert.Equal(t, http.StatusOK, rec.Code, "alive whatever the readiness")
+			assert.Equal(t, "ok\n", rec.Body.String())
+		})
+	}
+}
+
+func TestDrainDelayPrecedence(t *testing.T) {
+	zero, seven := config.Duration(0), config.Duration(7*time.Second)
+	flagZero, flagTwo := time.Duration(0), 2*time.Second
+	tests := []struct {
+		name       string
+		configured *config.Duration
+		flag       *time.Duration
+		want       time.Duration
+	}{
+		{"default", nil, nil, defaultDrainDelay},
+		{"configured", &seven, nil, 7 * time.Second},
+		{"configured zero", &zero, nil, 0},
+		{"flag over configuration", &seven, &flagTwo, 2 * time.Second},
+		{"flag zero over configuration", &seven, &flagZero, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := &config.Config{}
+			cfg.Server.HTTP.DrainDelay = tt.configured
+			assert.Equal(t, tt.want, drainDelay(cfg, tt.flag))
+		})
+	}
+}
+
+func TestServeRefusesANegativeDrainDelay(t *testing.T) {
+	code, _, stderr := cli(t, "", "serve", "--http", "127.0.0.1:0", "--drain-delay", "-1s")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--drain-delay must not be negative")
 }
