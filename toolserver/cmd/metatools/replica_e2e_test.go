@@ -310,6 +310,24 @@ func TestSIGTERMDrainsAndFinishesRunningCalls(t *testing.T) {
 		probedAt.Round(time.Millisecond), drained.Round(time.Millisecond), drain, exited.Round(time.Millisecond))
 }
 
+// TestStopEndsListeningStreams stops a server with sessions, one of
+// whose clients listens on its stream of notifications: the stream holds
+// no call, so the stop ends it at once rather than waiting for it until
+// server.shutdownTimeout.
+func TestStopEndsListeningStreams(t *testing.T) {
+	cfg := writeFile(t, "metatools.yaml", "server:\n  shutdownTimeout: 5m\n")
+	s := startServed(t, nil, "--config", cfg, "--drain-delay", "0")
+	cs := connectHTTP(t, s.endpoint, "")
+	res, _ := callTool(t, cs, "list_namespaces", map[string]any{})
+	require.False(t, res.IsError, resultText(res))
+
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
+	line := s.await(t, "metatools: no longer accepting")
+	t.Log(line)
+	s.await(t, "metatools: every request finished")
+	require.NoError(t, s.cmd.Wait(), "exit status 0")
+}
+
 // roundRobin is a reverse proxy that sends each request to the next of
 // its backends in turn, and records which backend got which request.
 type roundRobin struct {

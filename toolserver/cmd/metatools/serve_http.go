@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -123,12 +124,16 @@ type httpServe struct {
 	shutdownTimeout time.Duration
 }
 
-// probes answers the liveness and readiness probes, and counts the MCP
-// requests running, which a stop waits for.
+// probes answers the liveness and readiness probes, counts the MCP
+// requests running, which a stop waits for, and ends the event streams
+// clients listen on, which a stop must not wait for.
 type probes struct {
 	ready    <-chan struct{}
 	draining atomic.Bool
 	running  atomic.Int64
+
+	mu      sync.Mutex
+	streams map[*http.Request]context.CancelFunc // GET streams open
 }
 
 // plain writes a short plain-text answer no cache keeps.
@@ -171,13 +176,43 @@ func closed(ch <-chan struct{}) bool {
 	}
 }
 
-// count counts the requests h is serving.
+// count counts the requests h is serving, and follows the GET requests:
+// each opens a session's stream of notifications, which lasts as long as
+// the client listens.
 func (p *probes) count(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.running.Add(1)
 		defer p.running.Add(-1)
+		if r.Method == http.MethodGet {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			r = r.WithContext(ctx)
+			p.mu.Lock()
+			if p.streams == nil {
+				p.streams = map[*http.Request]context.CancelFunc{}
+			}
+			p.streams[r] = cancel
+			p.mu.Unlock()
+			defer func() {
+				p.mu.Lock()
+				delete(p.streams, r)
+				p.mu.Unlock()
+			}()
+		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// endStreams ends the GET streams open. They carry no call (a call's
+// answer comes on the response to its POST), and would otherwise hold a
+// stop for its whole timeout; a client reconnects its stream, to another
+// replica or to the restarted server.
+func (p *probes) endStreams() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, cancel := range p.streams {
+		cancel()
+	}
 }
 
 // serveHTTP serves s.handler at /mcp on s.addr, the probes at /healthz
@@ -272,6 +307,7 @@ func (e *env) drain(hs *http.Server, p *probes, s httpServe) {
 	shut := make(chan error, 1)
 	go func() { shut <- hs.Shutdown(ctx) }()
 	<-listenersClosed
+	p.endStreams()
 	fmt.Fprintf(e.stderr, "metatools: no longer accepting; requests running: %d, given %s to finish\n", p.running.Load(), s.shutdownTimeout)
 	if err := <-shut; err != nil {
 		n := p.running.Load()
