@@ -203,10 +203,11 @@ func (p *probes) count(h http.Handler) http.Handler {
 	})
 }
 
-// endStreams ends the GET streams open. They carry no call (a call's
-// answer comes on the response to its POST), and would otherwise hold a
-// stop for its whole timeout; a client reconnects its stream, to another
-// replica or to the restarted server.
+// endStreams ends the GET streams open. They carry no call: a call's
+// answer comes on the response to its POST, and a GET cannot replay one
+// since the handler keeps no event store (HTTPOptions sets none). Left
+// open, they would hold a stop for its whole timeout; a client reopens its
+// stream, to another replica or to the restarted server.
 func (p *probes) endStreams() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
