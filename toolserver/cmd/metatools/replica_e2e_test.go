@@ -560,3 +560,27 @@ func TestReplicasBehindRoundRobin(t *testing.T) {
 		}
 	})
 }
+
+// TestStatelessCannotAskTheClient runs an upstream tool that asks the
+// client for a sampling: a stateless server has no session to ask it on,
+// so the call fails and the client is never asked, as the README says.
+func TestStatelessCannotAskTheClient(t *testing.T) {
+	config, _ := teeConfig(t)
+	endpoint := serveHTTP(t, nil, "--config", config, "--stateless", "--drain-delay", "0")
+	f := newForwardingClient()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-stateless", Version: "1"}, f.opts)
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint}, &mcp.ClientSessionOptions{ProtocolVersion: legacyProtocol})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	waitForUpstreams(t, cs)
+
+	res, _ := callTool(t, cs, "run_tool", map[string]any{"id": "everything:trigger-sampling-request",
+		"args": map[string]any{"prompt": "what is a gateway?"}})
+	assert.True(t, res.IsError, "the call fails: %s", resultText(res))
+	t.Logf("the sampling call answers: %s", resultText(res))
+	select {
+	case s := <-f.samples:
+		assert.Fail(t, "the client was asked for a sampling", s)
+	default:
+	}
+}
