@@ -155,17 +155,18 @@ func (b *Backend) Run(ctx context.Context, req toolruntime.Request) (toolruntime
 	}
 	if name == "" {
 		name = podName()
-		defer b.deletePod(ctx, name)
 		if err := b.createPod(ctx, b.podFor(name, req.Limits, req.Program.WallTime)); err != nil {
+			// A pod the API created although the call failed.
+			b.deletePod(ctx, name)
 			return res, errors.WithOp("kubernetes.Run", err)
 		}
-	} else {
-		defer b.deletePod(ctx, name)
 	}
+	remove := sync.OnceFunc(func() { b.deletePod(ctx, name) })
+	defer remove()
 	if _, err := b.waitRunning(ctx, name); err != nil {
 		return res, errors.WithOp("kubernetes.Run", err)
 	}
-	value, err := b.attachAndHost(ctx, name, req)
+	value, err := b.attachAndHost(ctx, name, req, remove)
 	if err == nil {
 		res.Value = value
 	}
@@ -328,9 +329,18 @@ func describe(pod *corev1.Pod) string {
 	return strings.Join(parts, "; ")
 }
 
+// streamGrace is how long the attach stream gets to end by itself once
+// the pod is deleted, before the backend cancels it: cancelling a SPDY
+// stream still being set up leaves client-go's goroutines waiting for
+// replies that never come (half a minute), while a deleted container's
+// attach ends cleanly on both sides.
+const streamGrace = 10 * time.Second
+
 // attachAndHost attaches to the pod's container and serves the execution
-// over its stdin and stdout.
-func (b *Backend) attachAndHost(ctx context.Context, name string, req toolruntime.Request) (json []byte, err error) {
+// over its stdin and stdout. remove deletes the pod; it is called before
+// the attach stream is waited for on every way out but the runner's own
+// end, whose pod's status is read first.
+func (b *Backend) attachAndHost(ctx context.Context, name string, req toolruntime.Request, remove func()) (json []byte, err error) {
 	exec, err := b.executor(name)
 	if err != nil {
 		return nil, err
@@ -338,39 +348,50 @@ func (b *Backend) attachAndHost(ctx context.Context, name string, req toolruntim
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
 	stderr := &tail{max: b.cfg.stderrTail}
-	streamCtx, cancelStream := context.WithCancel(ctx)
-	var (
-		wg        sync.WaitGroup
-		streamErr error
-	)
-	wg.Add(1)
+	// The stream is not tied to ctx: see streamGrace.
+	streamCtx, cancelStream := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelStream()
+	var streamErr error
+	streamDone := make(chan struct{})
 	go func() {
-		defer wg.Done()
+		defer close(streamDone)
 		streamErr = exec.StreamWithContext(streamCtx, remotecommand.StreamOptions{Stdin: stdinR, Stdout: stdoutW, Stderr: stderr})
 		// The guest's output ends with the stream: Host reads the end.
 		_ = stdoutW.Close()
 		_ = stdinR.Close()
 	}()
-	defer func() {
+	// end closes the guest's stdin, deletes the pod (unless keep) and
+	// waits for the stream to end.
+	end := func(keep bool) {
 		_ = stdinW.Close()
-		cancelStream()
-		wg.Wait()
+		if !keep {
+			remove()
+		}
+		t := time.NewTimer(streamGrace)
+		defer t.Stop()
+		select {
+		case <-streamDone:
+		case <-t.C:
+			cancelStream()
+			<-streamDone
+		}
 		_ = stdoutR.Close()
-	}()
+	}
 	value, err := gateway.Host(ctx, stdoutR, stdinW, gateway.Execution{Language: req.Language, Code: req.Code, Limits: req.Program}, req.Tools, 0)
 	switch {
 	case err == nil:
+		end(false)
 		return value, nil
 	case ctx.Err() != nil:
+		end(false)
 		return nil, errors.FromContext(ctx, "kubernetes.Run", context.Cause(ctx))
 	case !vanished(err):
 		// The program's own error, or a guest breaking the protocol.
+		end(false)
 		return nil, err
 	}
 	// The runner ended without answering: its pod's status says why.
-	_ = stdinW.Close()
-	cancelStream()
-	wg.Wait()
+	end(true)
 	return nil, b.classify(ctx, name, err, streamErr, stderr, req.Limits)
 }
 
