@@ -95,6 +95,9 @@ type cluster struct {
 
 	watcher watch.Interface
 	done    chan struct{}
+
+	// upgrades lists the Upgrade header of each attach request, in order.
+	upgrades []string
 }
 
 // container is one pod's runner process.
@@ -352,6 +355,9 @@ func (c *cluster) serveAttach(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ns, name := parts[3], parts[5]
+	c.mu.Lock()
+	c.upgrades = append(c.upgrades, strings.ToLower(r.Header.Get("Upgrade")))
+	c.mu.Unlock()
 	if _, err := c.Client.Tracker().Get(podsResource, ns, name); err != nil {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
@@ -398,4 +404,26 @@ func (c *cluster) newBackend(t testing.TB, opts ...Option) *Backend {
 	b, err := New(c.Client, c.Config, append([]Option{WithImage("proberunner:test"), WithGuarantees(Guarantees{})}, opts...)...)
 	require.NoError(t, err)
 	return b
+}
+
+// attachUpgrades returns the Upgrade header of each attach request so far.
+func (c *cluster) attachUpgrades() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.upgrades...)
+}
+
+// running returns the pids of the containers that run.
+func (c *cluster) running() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var pids []int
+	for _, ct := range c.containers {
+		select {
+		case <-ct.exited:
+		default:
+			pids = append(pids, ct.cmd.Process.Pid)
+		}
+	}
+	return pids
 }
