@@ -68,7 +68,7 @@ func TestRunPodFailingToStart(t *testing.T) {
 			_, err = b.Run(context.Background(), toolruntime.Request{Language: "javascript", Code: "return 1", Limits: toolruntime.DefaultLimits})
 			require.Error(t, err)
 			assert.Equal(t, errors.Unavailable, errors.CodeOf(err))
-			assert.ErrorContains(t, err, c.want)
+			require.ErrorContains(t, err, c.want)
 			assert.Empty(t, podsLeft(t, client, DefaultNamespace), "the pod is deleted")
 		})
 	}

@@ -19,7 +19,7 @@ import (
 // execute runs a JavaScript program through b under a toolcode executor,
 // on a fresh fixture with the runner options opts, which it stores in
 // *fixture when fixture is not nil.
-func execute(t testing.TB, ctx context.Context, b *Backend, code string, wall time.Duration, fixture **toolcodetest.Fixture, opts ...toolrun.Option) (*toolcode.Result, error) {
+func execute(ctx context.Context, t testing.TB, b *Backend, code string, wall time.Duration, fixture **toolcodetest.Fixture, opts ...toolrun.Option) (*toolcode.Result, error) {
 	t.Helper()
 	rt, err := toolruntime.New(toolruntime.WithBackend(toolruntime.Dev, b))
 	require.NoError(t, err)
@@ -41,7 +41,7 @@ func TestStreamRun(t *testing.T) {
 	}{{"default", nil}, {"spdy", []Option{WithSPDY()}}} {
 		t.Run(mode.name, func(t *testing.T) {
 			b := c.newBackend(t, mode.opts...)
-			res, err := execute(t, context.Background(), b, `const r = await tools.math.add({a: 40, b: 2}); return r.sum;`, 20*time.Second, nil)
+			res, err := execute(context.Background(), t, b, `const r = await tools.math.add({a: 40, b: 2}); return r.sum;`, 20*time.Second, nil)
 			require.NoError(t, err)
 			assert.JSONEq(t, `42`, string(res.Value))
 			assert.Empty(t, podsLeft(t, c.Client, DefaultNamespace))
@@ -102,7 +102,7 @@ func TestStreamCleanup(t *testing.T) {
 			check: func(t *testing.T, err error) {
 				require.Error(t, err)
 				assert.Equal(t, errors.Internal, errors.CodeOf(err))
-				assert.ErrorContains(t, err, "ended without answering")
+				require.ErrorContains(t, err, "ended without answering")
 				assert.ErrorContains(t, err, "exit status 137", "the pod's status says how the runner ended")
 			},
 		},
@@ -114,7 +114,7 @@ func TestStreamCleanup(t *testing.T) {
 			b := c.newBackend(t)
 			var f *toolcodetest.Fixture
 			var during []int
-			_, err := execute(t, ctx, b, tc.code, 20*time.Second, &f, toolrun.WithPreCall(toolrun.PreCallFunc(func(context.Context, *toolrun.Call) error {
+			_, err := execute(ctx, t, b, tc.code, 20*time.Second, &f, toolrun.WithPreCall(toolrun.PreCallFunc(func(context.Context, *toolrun.Call) error {
 				during = c.running()
 				go tc.during(f, cancel)
 				return nil
@@ -133,10 +133,9 @@ func TestStreamImagePullFails(t *testing.T) {
 	c := newCluster(t)
 	c.failPull("missing:1", "ErrImagePull")
 	b := c.newBackend(t, WithImage("missing:1"))
-	_, err := execute(t, context.Background(), b, `return 1`, 20*time.Second, nil)
+	_, err := execute(context.Background(), t, b, `return 1`, 20*time.Second, nil)
 	require.Error(t, err)
 	assert.Equal(t, errors.Unavailable, errors.CodeOf(err))
-	assert.ErrorContains(t, err, "ErrImagePull")
+	require.ErrorContains(t, err, "ErrImagePull")
 	assert.Empty(t, podsLeft(t, c.Client, DefaultNamespace))
 }
-
