@@ -260,7 +260,12 @@ func (b *Backend) watchUntilRunning(ctx context.Context, w watch.Interface, name
 			}
 			switch ev.Type {
 			case watch.Error:
-				return nil, rv, errors.Errorf(errors.Unavailable, "watch pod %s: %v", name, apierrors.FromObject(ev.Object))
+				err := apierrors.FromObject(ev.Object)
+				if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+					// Watch again from the current state.
+					return nil, "", nil
+				}
+				return nil, rv, errors.Errorf(errors.Unavailable, "watch pod %s: %v", name, err)
 			case watch.Deleted:
 				return nil, rv, errors.Errorf(errors.Unavailable, "pod %s was deleted before it ran", name)
 			}
@@ -385,12 +390,13 @@ func (b *Backend) attachAndHost(ctx context.Context, name string, req toolruntim
 	case ctx.Err() != nil:
 		end(false)
 		return nil, errors.FromContext(ctx, "kubernetes.Run", context.Cause(ctx))
-	case !vanished(err):
+	case !vanished(err) && !errors.Is(err, io.ErrClosedPipe):
 		// The program's own error, or a guest breaking the protocol.
 		end(false)
 		return nil, err
 	}
-	// The runner ended without answering: its pod's status says why.
+	// The runner ended without answering, or the attach stream did
+	// (closing the pipes Host used).
 	end(true)
 	return nil, b.classify(ctx, name, err, streamErr, stderr, req.Limits)
 }
@@ -454,6 +460,14 @@ func (b *Backend) attachURL(name string) (*url.URL, error) {
 // of the limit that ended it, read from its pod's status, or an internal
 // error with the end of its stderr.
 func (b *Backend) classify(ctx context.Context, name string, hostErr, streamErr error, stderr *tail, l toolruntime.Limits) error {
+	if streamErr != nil {
+		// An attach that failed (refused, cut) while the runner still
+		// runs says nothing of the runner: report the attach.
+		pod, err := b.client.CoreV1().Pods(b.cfg.namespace).Get(ctx, name, metav1.GetOptions{})
+		if err == nil && !terminated(pod) {
+			return errors.WithOp("kubernetes.Run", apiError(ctx, "attach to pod "+name, streamErr))
+		}
+	}
 	pod := b.waitTerminated(ctx, name)
 	if err := errors.FromContext(ctx, "kubernetes.Run", context.Cause(ctx)); err != nil {
 		return err

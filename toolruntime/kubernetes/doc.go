@@ -53,7 +53,9 @@
 // status: OOMKilled is the memory limit, exit status runner.ExitCPUTime
 // the CPU limit, DeadlineExceeded a timeout. A pod that cannot start (an
 // image that cannot be pulled, a pod the scheduler cannot place) fails
-// with code errors.Unavailable, not a hang.
+// with code errors.Unavailable, not a hang; an attach the API server
+// refuses (a Role without pods/attach) fails with the refusal's code
+// (errors.PermissionDenied).
 //
 // # Warm pool
 //

@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/proxy"
@@ -98,6 +100,9 @@ type cluster struct {
 
 	// upgrades lists the Upgrade header of each attach request, in order.
 	upgrades []string
+	// refuseAttach makes the API server refuse every attach, as it does
+	// for a server whose Role lacks pods/attach.
+	refuseAttach bool
 }
 
 // container is one pod's runner process.
@@ -357,7 +362,17 @@ func (c *cluster) serveAttach(w http.ResponseWriter, r *http.Request) {
 	ns, name := parts[3], parts[5]
 	c.mu.Lock()
 	c.upgrades = append(c.upgrades, strings.ToLower(r.Header.Get("Upgrade")))
+	refuse := c.refuseAttach
 	c.mu.Unlock()
+	if refuse {
+		// As the API server answers: a Status.
+		status := apierrors.NewForbidden(podsResource.GroupResource(), name, fmt.Errorf(`cannot create resource "pods/attach"`)).Status()
+		status.APIVersion, status.Kind = "v1", "Status"
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		_ = json.NewEncoder(w).Encode(status)
+		return
+	}
 	if _, err := c.Client.Tracker().Get(podsResource, ns, name); err != nil {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return

@@ -139,3 +139,21 @@ func TestStreamImagePullFails(t *testing.T) {
 	require.ErrorContains(t, err, "ErrImagePull")
 	assert.Empty(t, podsLeft(t, c.Client, DefaultNamespace))
 }
+
+// TestStreamAttachRefused checks that an attach the API server refuses
+// fails the execution with the refusal, not as a runner that ended, and
+// that the pod, whose runner still waits for its input, is deleted.
+func TestStreamAttachRefused(t *testing.T) {
+	c := newCluster(t)
+	c.mu.Lock()
+	c.refuseAttach = true
+	c.mu.Unlock()
+	b := c.newBackend(t, WithSPDY())
+	_, err := execute(context.Background(), t, b, `return 1`, 20*time.Second, nil)
+	require.Error(t, err)
+	assert.Equal(t, errors.PermissionDenied, errors.CodeOf(err))
+	require.ErrorContains(t, err, "attach to pod")
+	assert.Contains(t, err.Error(), "forbidden")
+	assert.Empty(t, podsLeft(t, c.Client, DefaultNamespace))
+	assert.Empty(t, c.running())
+}
