@@ -38,8 +38,9 @@
 //     activeDeadlineSeconds (wall time + 30 s) is the kubelet's backstop.
 //   - CPU time, file size, processes: the runner's rlimits. The runner is
 //     not root, so RLIMIT_NPROC binds; it counts every process of user
-//     65532 on the node, so pods sharing a node share the count (set the
-//     kubelet's podPidsLimit too).
+//     65532 on the node, so pods sharing a node share the count, unless
+//     each pod has a user namespace of its own ([WithUserNamespace]); set
+//     the kubelet's podPidsLimit too.
 //   - Memory: the pod's memory limit (the kubelet's cgroup; an OOM kill is
 //     reported as toolcode.LimitError(toolruntime.LimitMemory)) when
 //     Guarantees.Containers; otherwise RLIMIT_AS at

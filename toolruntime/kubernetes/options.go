@@ -37,6 +37,7 @@ type config struct {
 	warm         int
 	instance     string
 	spdyOnly     bool
+	userNS       bool
 	stderrTail   int
 }
 
@@ -193,6 +194,18 @@ func WithInstance(name string) Option {
 func WithSPDY() Option {
 	return func(c *config) error {
 		c.spdyOnly = true
+		return nil
+	}
+}
+
+// WithUserNamespace runs each pod in a user namespace of its own
+// (hostUsers: false; the cluster must support user namespaces): user
+// 65532 in the pod is a user of its own on the node, so RLIMIT_NPROC
+// counts only the pod's processes instead of every sandbox pod's on the
+// node, and a process escaping the container is no user the node knows.
+func WithUserNamespace() Option {
+	return func(c *config) error {
+		c.userNS = true
 		return nil
 	}
 }

@@ -123,6 +123,9 @@ func (b *Backend) podFor(name string, l toolruntime.Limits, wall time.Duration) 
 			}},
 		},
 	}
+	if b.cfg.userNS {
+		pod.Spec.HostUsers = &no
+	}
 	if b.cfg.runtimeClass != "" {
 		rc := b.cfg.runtimeClass
 		pod.Spec.RuntimeClassName = &rc

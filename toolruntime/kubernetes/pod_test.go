@@ -22,7 +22,7 @@ func newTestBackend(t *testing.T, opts ...Option) *Backend {
 }
 
 func TestPodSpecRestricted(t *testing.T) {
-	b := newTestBackend(t, WithRuntimeClass("gvisor"), WithCPU("500m"), WithInstance("prod"), WithNamespace("sandbox"))
+	b := newTestBackend(t, WithRuntimeClass("gvisor"), WithCPU("500m"), WithInstance("prod"), WithNamespace("sandbox"), WithUserNamespace())
 	l := toolruntime.Limits{CPUTime: 1500 * time.Millisecond, Memory: 128 << 20, Processes: 16, FileSize: 1 << 20}
 	pod := b.podFor("toolruntime-x", l, 10*time.Second)
 
@@ -39,6 +39,8 @@ func TestPodSpecRestricted(t *testing.T) {
 	assert.False(t, s.HostIPC)
 	require.NotNil(t, s.RuntimeClassName)
 	assert.Equal(t, "gvisor", *s.RuntimeClassName)
+	require.NotNil(t, s.HostUsers)
+	assert.False(t, *s.HostUsers, "a user namespace of its own")
 	require.NotNil(t, s.SecurityContext)
 	assert.True(t, *s.SecurityContext.RunAsNonRoot)
 	assert.Equal(t, int64(RunAsUser), *s.SecurityContext.RunAsUser)
@@ -87,6 +89,7 @@ func TestPodSpecDefaults(t *testing.T) {
 	assert.Equal(t, DefaultNamespace, pod.Namespace)
 	assert.Equal(t, "metatools", pod.Labels[LabelInstance])
 	assert.Nil(t, pod.Spec.RuntimeClassName)
+	assert.Nil(t, pod.Spec.HostUsers, "the cluster's default")
 	assert.Equal(t, int64(defaultDeadline/time.Second), *pod.Spec.ActiveDeadlineSeconds)
 	assert.Equal(t, "1", ptr(pod.Spec.Containers[0].Resources.Limits[corev1.ResourceCPU]).String())
 	assert.NotContains(t, pod.Spec.Containers[0].Args, "-address-space", "a container's memory limit needs no RLIMIT_AS")
