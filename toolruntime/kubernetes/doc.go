@@ -22,7 +22,12 @@
 // program reaches tools only through the gateway, which runs in the host:
 // the pod gets no credential, no service account token, no service
 // links. The Pod is deleted (grace period 0, on a context detached from
-// the run's) on every way out of Run.
+// the run's) on every way out of Run. When the program ends early (its
+// deadline, the caller's cancellation, its error), Run deletes the Pod
+// first and then waits for the attach stream to end, which it does once
+// the kubelet has killed the container; after 10 s it cuts the stream.
+// (Cutting a SPDY stream still being set up would leave client-go's
+// goroutines waiting half a minute for replies.)
 //
 // The Pod meets the restricted Pod Security Standard: runAsNonRoot as
 // user and group 65532, a read-only root file system, every capability
