@@ -157,3 +157,26 @@ func TestStreamAttachRefused(t *testing.T) {
 	assert.Empty(t, podsLeft(t, c.Client, DefaultNamespace))
 	assert.Empty(t, c.running())
 }
+
+// TestStreamWarmPool runs an execution in a pod of the warm pool, which
+// is replaced, and checks that Close deletes the replacement.
+func TestStreamWarmPool(t *testing.T) {
+	c := newCluster(t)
+	b := c.newBackend(t, WithSPDY(), WithWarmPool(1))
+	w := <-b.pool.ready
+	b.pool.ready <- w
+	_, err := b.waitRunning(context.Background(), w.name)
+	require.NoError(t, err)
+
+	res, err := execute(context.Background(), t, b, `return 2`, 20*time.Second, nil)
+	require.NoError(t, err)
+	assert.JSONEq(t, `2`, string(res.Value))
+	next := <-b.pool.ready
+	b.pool.ready <- next
+	assert.NotEqual(t, w.name, next.name, "the pool replaced the pod it handed out")
+	assert.Equal(t, []string{next.name}, podsLeft(t, c.Client, DefaultNamespace), "the pod of the execution is deleted")
+
+	require.NoError(t, b.Close())
+	assert.Empty(t, podsLeft(t, c.Client, DefaultNamespace), "Close deletes the pool's pod")
+	assert.Empty(t, c.running(), "and its container")
+}
