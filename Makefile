@@ -275,6 +275,18 @@ RUNNER_PKG := ./toolruntime/cmd/toolruntime-runner
 runner: ## Build the sandbox runner of code mode into bin/ (toolruntime-runner).
 	@CGO_ENABLED=0 $(GO) build -o $(BIN)/toolruntime-runner $(RUNNER_PKG)
 
+# The opt-in test against a real kube-apiserver and etcd (not part of
+# check): scripts/kube-binaries.sh builds them once from the Go module
+# proxy into ./bin (the API server takes the better part of an hour on two
+# busy cores), and the test starts them on loopback.
+.PHONY: e2e-kubernetes
+e2e-kubernetes: ## Test the Kubernetes backend and manifests against a real API server (builds it once; slow).
+	@$(call banner,kube-apiserver and etcd)
+	@bins=$$(bash scripts/kube-binaries.sh $(BIN)); \
+	apiserver=$$(sed -n 1p <<<"$$bins"); etcd=$$(sed -n 2p <<<"$$bins"); \
+	cd toolruntime/kubernetes && METATOOLS_KUBE_APISERVER=$$apiserver METATOOLS_ETCD=$$etcd \
+		$(GO) test -race -count=1 -tags e2e_kubernetes -v -run TestAgainstAPIServer ./e2e/
+
 .PHONY: run
 run: ## The main job: build metatools and serve its built-in catalogue at http://127.0.0.1:8080/mcp (Ctrl-C stops it).
 	@echo "building metatools into $(RUN_BIN) (the first build downloads and compiles the dependencies: it can take minutes)..."
