@@ -352,7 +352,7 @@ func (b *Backend) attachAndHost(ctx context.Context, name string, req toolruntim
 	}
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
-	stderr := &tail{max: b.cfg.stderrTail}
+	stderr := runner.NewStderr(b.cfg.stderrTail)
 	// The stream is not tied to ctx: see streamGrace.
 	streamCtx, cancelStream := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelStream()
@@ -459,7 +459,7 @@ func (b *Backend) attachURL(name string) (*url.URL, error) {
 // classify turns the end of a runner that did not answer into the error
 // of the limit that ended it, read from its pod's status, or an internal
 // error with the end of its stderr.
-func (b *Backend) classify(ctx context.Context, name string, hostErr, streamErr error, stderr *tail, l toolruntime.Limits) error {
+func (b *Backend) classify(ctx context.Context, name string, hostErr, streamErr error, stderr *runner.Stderr, l toolruntime.Limits) error {
 	if streamErr != nil {
 		// An attach that failed (refused, cut) while the runner still
 		// runs says nothing of the runner: report the attach.

@@ -42,7 +42,7 @@ func TestClassify(t *testing.T) {
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: DefaultNamespace}, Status: c.status}
 			b, err := New(fake.NewClientset(pod), &rest.Config{}, WithImage("r:1"))
 			require.NoError(t, err)
-			stderr := &tail{max: 1024}
+			stderr := runner.NewStderr(1024)
 			_, _ = stderr.Write([]byte("toolruntime-runner: the end"))
 			err = b.classify(context.Background(), "p", errors.New("the guest ended without answering"), nil, stderr, toolruntime.DefaultLimits)
 			require.Error(t, err)

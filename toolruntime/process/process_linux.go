@@ -270,7 +270,7 @@ type execution struct {
 	stdout *os.File
 	dir    string
 	group  *group
-	tail   *tail
+	tail   *runner.Stderr
 	exited chan struct{}
 	once   sync.Once
 	err    error // of cmd.Wait
@@ -284,7 +284,7 @@ type execution struct {
 // (before it reads anything of the program), under bubblewrap when there
 // is one.
 func (b *Backend) start(ctx context.Context, l toolruntime.Limits) (_ *execution, err error) {
-	e := &execution{tail: &tail{max: b.stderrTail}, exited: make(chan struct{})}
+	e := &execution{tail: runner.NewStderr(b.stderrTail), exited: make(chan struct{})}
 	var closeLater []*os.File
 	defer func() {
 		for _, f := range closeLater {
@@ -488,42 +488,4 @@ func (e *execution) classify(hostErr error, ownEnd bool, l toolruntime.Limits) e
 		status = state.String()
 	}
 	return errors.Opf("process.Run", errors.Internal, "the runner ended without answering (%s: %v); its stderr ends with: %s", status, hostErr, e.tail.String())
-}
-
-// tail keeps the first and the last bytes written to it, max in all: the
-// runner's stderr, for diagnostics (a Go runtime's fatal error comes first,
-// its stacks after).
-type tail struct {
-	mu   sync.Mutex
-	max  int
-	head []byte
-	buf  []byte
-	cut  bool
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := len(p)
-	if room := t.max/4 - len(t.head); room > 0 {
-		k := min(room, len(p))
-		t.head = append(t.head, p[:k]...)
-		p = p[k:]
-	}
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - (t.max - t.max/4); over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-		t.cut = true
-	}
-	return n, nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	sep := ""
-	if t.cut {
-		sep = "\n[...]\n"
-	}
-	return strings.TrimSpace(string(t.head) + sep + string(t.buf))
 }
