@@ -258,20 +258,22 @@ func (b *Backend) watchUntilRunning(ctx context.Context, w watch.Interface, name
 			if !ok {
 				return nil, rv, nil
 			}
-			switch ev.Type {
-			case watch.Error:
+			if ev.Type == watch.Error {
 				err := apierrors.FromObject(ev.Object)
 				if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
 					// Watch again from the current state.
 					return nil, "", nil
 				}
 				return nil, rv, errors.Errorf(errors.Unavailable, "watch pod %s: %v", name, err)
-			case watch.Deleted:
-				return nil, rv, errors.Errorf(errors.Unavailable, "pod %s was deleted before it ran", name)
 			}
+			// A watch that ignores the field selector (a proxy, a fake
+			// clientset) reports other pods too: only this pod's events count.
 			pod, ok := ev.Object.(*corev1.Pod)
 			if !ok || pod.Name != name {
 				continue
+			}
+			if ev.Type == watch.Deleted {
+				return nil, rv, errors.Errorf(errors.Unavailable, "pod %s was deleted before it ran", name)
 			}
 			rv = pod.ResourceVersion
 			if done, err := started(pod); done {

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 	ktesting "k8s.io/client-go/testing"
@@ -135,4 +136,26 @@ func TestWarmPoolClose(t *testing.T) {
 	require.NoError(t, b.Close())
 	require.NoError(t, b.Close(), "Close is idempotent")
 	assert.Equal(t, []string{name}, podsLeft(t, client, DefaultNamespace), "Close deletes the pool's pods, not one taken by an execution")
+}
+
+func TestWaitRunningIgnoresOtherPods(t *testing.T) {
+	pending := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: DefaultNamespace}}
+	}
+	running := pending("mine")
+	running.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: ContainerName,
+		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
+	// A watch that ignores its field selector, as the fake clientset's
+	// own does, reports the other pods of the namespace too.
+	events := watch.NewRaceFreeFake()
+	events.Delete(pending("theirs"))
+	events.Modify(running)
+	client := fake.NewClientset(pending("mine"))
+	client.PrependWatchReactor("pods", ktesting.DefaultWatchReactor(events, nil))
+	b, err := New(client, &rest.Config{}, WithImage("r:1"))
+	require.NoError(t, err)
+
+	pod, err := b.waitRunning(context.Background(), "mine")
+	require.NoError(t, err, "another pod's deletion is not this pod's")
+	assert.Equal(t, "mine", pod.Name)
 }
