@@ -25,6 +25,7 @@ const (
 	paramDescriptionField = "param_descriptions"
 	detailsField          = "details"
 	namePairsField        = "name_pairs"
+	leadPairsField        = "lead_pairs"
 	namespaceKeyField     = "namespace_key"
 	nameKeyField          = "name_key"
 	hashField             = "content_hash"
@@ -49,6 +50,9 @@ type document struct {
 	// namePairs holds the pairs of words of the name (see pairKey),
 	// which the Searcher fills in, as it needs the analyzer.
 	namePairs string
+	// leadPairs holds the pairs of words near each other in the lead
+	// (see pairKey), which the Searcher fills in too.
+	leadPairs string
 	// lead and details are the description split where its first
 	// paragraph ends (see splitLead), searched as two fields.
 	lead    string
@@ -167,6 +171,7 @@ func (d *document) fields() map[string]any {
 		paramNamesField:       d.paramNames,
 		paramDescriptionField: d.paramDescription,
 		namePairsField:        d.namePairs,
+		leadPairsField:        d.leadPairs,
 		namespaceKeyField:     d.namespace,
 		nameKeyField:          strings.ToLower(d.name),
 		hashField:             d.hash,

@@ -94,7 +94,7 @@ type weightedTerm struct {
 	// scaled by the Searcher's synonymScale.
 	alts []altTerm
 	// pair says that term is a pair of words (pairKey), searched in the
-	// name-pairs field only.
+	// pair fields only.
 	pair bool
 }
 

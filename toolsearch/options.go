@@ -155,7 +155,7 @@ func defaultConfig() config {
 	return config{
 		weights: DefaultWeights(), coverage: coverageNone, k1: 1.2, fusionWeight: 1, stem: true,
 		blend: DefaultLexicalBlend,
-		query: queryConfig{agentScale: 0.5, pairWeight: 0.5, coreCoverage: 0.3},
+		query: queryConfig{agentScale: 0.5, pairWeight: 0.5, leadPairWeight: 0.5, leadPairSpan: 4, coreCoverage: 0.3},
 	}
 }
 

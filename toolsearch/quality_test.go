@@ -19,12 +19,14 @@ import (
 // toolindex's lexical searcher.
 //
 // The floors sit at or just under the figures of the default
-// configuration (nDCG@10 0.7202 on mcp-reference, 0.5654 on MetaTool;
-// 0.7050 and 0.5957 on mcp-reference +8 and +32, 0.5487 and 0.5215 on
+// configuration (nDCG@10 0.7287 on mcp-reference, 0.5647 on MetaTool;
+// 0.7140 and 0.6541 on mcp-reference +8 and +32, 0.5516 and 0.5313 on
 // MetaTool +8 and +32), all above those of the scoring before the
 // description was split into its lead and details (0.7056, 0.5807,
 // 0.4976, 0.5648, 0.5101 and 0.4778), which fell short of the lexical
-// searcher on mcp-reference +32.
+// searcher on mcp-reference +32, but for MetaTool as it is, where the
+// pairs of the lead cost 0.0007 (0.5654 without them) and gain 0.06 on
+// mcp-reference +32.
 func TestRetrievalQuality(t *testing.T) {
 	tests := []struct {
 		dataset          string
@@ -33,12 +35,12 @@ func TestRetrievalQuality(t *testing.T) {
 		minNDCG10        float64
 		wantTools, wantQ int
 	}{
-		{dataset: "mcp-reference", minRecall5: 0.80, minNDCG10: 0.72, wantTools: 45, wantQ: 47},
-		{dataset: "mcp-reference", extra: 8, minNDCG10: 0.70, wantTools: 45, wantQ: 47},
-		{dataset: "mcp-reference", extra: 32, minNDCG10: 0.59, wantTools: 45, wantQ: 47},
-		{dataset: "metatool", minNDCG10: 0.565, wantTools: 199, wantQ: 2000},
-		{dataset: "metatool", extra: 8, minNDCG10: 0.548, wantTools: 199, wantQ: 2000},
-		{dataset: "metatool", extra: 32, minNDCG10: 0.521, wantTools: 199, wantQ: 2000},
+		{dataset: "mcp-reference", minRecall5: 0.80, minNDCG10: 0.728, wantTools: 45, wantQ: 47},
+		{dataset: "mcp-reference", extra: 8, minNDCG10: 0.71, wantTools: 45, wantQ: 47},
+		{dataset: "mcp-reference", extra: 32, minNDCG10: 0.65, wantTools: 45, wantQ: 47},
+		{dataset: "metatool", minNDCG10: 0.564, wantTools: 199, wantQ: 2000},
+		{dataset: "metatool", extra: 8, minNDCG10: 0.551, wantTools: 199, wantQ: 2000},
+		{dataset: "metatool", extra: 32, minNDCG10: 0.531, wantTools: 199, wantQ: 2000},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/extra=%d", tt.dataset, tt.extra), func(t *testing.T) {

@@ -15,11 +15,17 @@ type queryConfig struct {
 	// 1 for the word itself; 0 leaves agent nouns out.
 	agentScale float64
 	// pairWeight is the weight of a pair of query words that a tool's
-	// name holds both of, against 1 for a word; 0 leaves pairs out.
+	// name, or its description lead, holds both of, against 1 for a word;
+	// 0 leaves pairs out.
 	pairWeight float64
 	// pairWindow is how many words apart (stop words not counted) two
 	// query words may be to form a pair; 0 means any distance.
 	pairWindow int
+	// leadPairWeight is the weight, against 1 for the name, of the pairs
+	// of words at most leadPairSpan words apart (stop words not counted)
+	// in the description lead; 0 leaves the lead's pairs out.
+	leadPairWeight float64
+	leadPairSpan   int
 	// synonymScale is what an occurrence of a synonym of a query word
 	// (synonymGroups) counts; 0 leaves synonyms out. With
 	// synonymsShortFields, synonyms are sought in the name, namespace,
@@ -180,6 +186,21 @@ const maxNamePairs = 256
 func (s *Searcher) namePairs(name string) string {
 	return strings.Join(pairs(tokenGroups(s.analyzer.Analyze([]byte(name))), 0, maxNamePairs), " ")
 }
+
+// leadPairs returns the text of the lead-pairs field of a tool: the
+// pairs of words of its description lead at most leadPairSpan words
+// apart. Words near each other in the sentence that says what a tool does
+// say more together than apart: "air quality forecast" is about air
+// quality, a description that mentions air and, later, quality may not be.
+func (s *Searcher) leadPairs(lead string) string {
+	if s.query.leadPairWeight <= 0 || s.query.leadPairSpan < 1 {
+		return ""
+	}
+	return strings.Join(pairs(tokenGroups(s.analyzer.Analyze([]byte(lead))), s.query.leadPairSpan, maxLeadPairs), " ")
+}
+
+// maxLeadPairs bounds the pairs indexed for one description lead.
+const maxLeadPairs = 1024
 
 // weightedQuery returns the weighted terms to rank a query with, given
 // its tokens and its distinct terms (as queryTerms returns them): each term with its synonyms and its

@@ -41,6 +41,50 @@ func TestNamePairs(t *testing.T) {
 	}
 }
 
+func TestLeadPairs(t *testing.T) {
+	s := newTestSearcher(t)
+	require.Equal(t, 4, s.query.leadPairSpan)
+	// Words at most 4 apart, stop words not counted, each pair once.
+	assert.Equal(t, "air_get get_qualiti forecast_get get_zip air_qualiti air_forecast air_zip air_code forecast_qualiti qualiti_zip code_qualiti forecast_zip code_forecast code_zip",
+		s.leadPairs("Get the air quality forecast for a zip code."))
+	assert.Empty(t, s.leadPairs("Weather."))
+
+	off := newTestSearcher(t, func(c *config) { c.query.leadPairWeight = 0 })
+	assert.Empty(t, off.leadPairs("Get the air quality forecast."), "no pairs are indexed when they weigh nothing")
+}
+
+// TestQueryLeadPairs checks the score a pair of query words adds when a
+// tool's description lead holds both near each other: pairWeight × the
+// pair's BM25 score with the lead-pairs field's weight, neither
+// length-normalised nor counted more than once.
+func TestQueryLeadPairs(t *testing.T) {
+	const k1 = 1.2
+	c := defaultConfig().query
+	require.Positive(t, c.leadPairWeight)
+	tools := []toolmodel.Tool{
+		tool("", "forecast", "Air quality forecast for a city."),
+		tool("", "weather", "Air pressure, wind speed, humidity, rain and snow quality of a city."),
+		tool("", "maps", "Maps of a city."),
+	}
+	ctx := context.Background()
+	scores := func(opts ...Option) map[string]float64 {
+		s := newTestSearcher(t, append([]Option{WithWeights(Weights{Description: 1}), WithLexicalBlend(0)}, opts...)...)
+		require.NoError(t, s.Upsert(ctx, tools))
+		hits, err := s.Search(ctx, toolindex.SearchQuery{Text: "quality of the air", Limit: 10})
+		require.NoError(t, err)
+		out := map[string]float64{}
+		for _, h := range hits {
+			out[h.ID] = h.Score
+		}
+		return out
+	}
+	with, without := scores(), scores(func(c *config) { c.query.leadPairWeight = 0 })
+	pair := c.pairWeight * bm25F(idfOf(3, 1), k1, fieldFreq{weight: c.leadPairWeight, b: 0, count: 1, length: 1, avg: 1})
+	assert.InDelta(t, without["forecast"]+pair, with["forecast"], 1e-9, "air and quality are next to each other")
+	assert.InDelta(t, without["weather"], with["weather"], 1e-9, "air and quality are 7 words apart")
+	assert.Greater(t, with["forecast"], with["weather"])
+}
+
 // TestQueryPairsAndAgentNouns checks the scores of the terms a query
 // gains against the BM25F formula: a pair of query words that a name
 // holds both of adds pairWeight × its idf (the pair field is neither

@@ -239,8 +239,15 @@ func (s *Searcher) open(ctx context.Context, r index.IndexReader, terms []weight
 	}
 	for i, term := range terms {
 		if term.pair {
+			// Pairs count as they are: a name or a lead holds a pair once
+			// or a few times, whatever its length.
 			if err := add(i, term.term, weightedField{name: namePairsField, weight: 1}, 1, 1); err != nil {
 				return lists, err
+			}
+			if s.query.leadPairWeight > 0 {
+				if err := add(i, term.term, weightedField{name: leadPairsField, weight: s.query.leadPairWeight}, 1, 1); err != nil {
+					return lists, err
+				}
 			}
 			continue
 		}

@@ -209,6 +209,7 @@ func (s *Searcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
 		if s.wholeDescription {
 			d.lead, d.details = d.description, ""
 		}
+		d.leadPairs = s.leadPairs(d.lead)
 		if j, dup := seen[d.id]; dup {
 			docs[j] = d
 			continue
