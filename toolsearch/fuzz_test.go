@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,8 +19,8 @@ const querySyntax = `+-:"*?~^(){}[]/\!&|<>=`
 
 // FuzzSearch checks that any query text is searched as plain words: it
 // never fails, never panics, returns well-ordered hits of indexed tools,
-// and gives the same hits as the text with every query-language character
-// replaced by a space.
+// and, unless it may name a tool (mayName), gives the same hits as the
+// text with every query-language character replaced by a space.
 func FuzzSearch(f *testing.F) {
 	for _, seed := range []string{
 		"", "create issue", "+foo -bar name:x", `"exact phrase"~2`, "wild* ca?d", "a^5 b",
@@ -61,8 +62,23 @@ func FuzzSearch(f *testing.F) {
 			}
 			return r
 		}, text)
+		if mayName(text) || mayName(q.Text) {
+			// The characters are part of the names a lookup seeks
+			// ("gh:create_issue"): only the ranking ignores them.
+			return
+		}
 		plain, err := s.Search(ctx, q)
 		require.NoError(t, err)
 		assert.Equal(t, plain, hits, "query syntax changed the hits of %q", text)
 	})
+}
+
+// mayName reports whether a query may name tools: one word, which may be
+// a tool's ID or name, or a "select:" list.
+func mayName(query string) bool {
+	query = strings.TrimSpace(query)
+	if len(query) >= len("select:") && strings.EqualFold(query[:len("select:")], "select:") {
+		return true
+	}
+	return query != "" && !strings.ContainsFunc(query, unicode.IsSpace)
 }
