@@ -182,8 +182,7 @@ func TestLeadAndDetailsAreTwoFields(t *testing.T) {
 	// Words after analysis: leads "fetch web page" (3), "fetch weather
 	// citi" (3) and "store note" (2); details "respons field page
 	// string page fetch" (6), "temp number temperatur" (3) and none.
-	// No name holds two words; the lead of a holds the pair (fetch,
-	// page).
+	// No name holds two words, and the pairs of the leads weigh 0.
 	const k1, b = 1.2, 0.75
 	leadAvg, detailsAvg := 8.0/3, 9.0/3
 	lead := func(count, length float64) fieldFreq {
@@ -193,11 +192,9 @@ func TestLeadAndDetailsAreTwoFields(t *testing.T) {
 		return fieldFreq{weight: 0.25, b: b, count: count, length: length, avg: detailsAvg}
 	}
 	fetch, page := idfOf(3, 2), idfOf(3, 1)
-	q := defaultConfig().query
-	pair := q.pairWeight * bm25F(idfOf(3, 1), k1, fieldFreq{weight: q.leadPairWeight, b: 0, count: 1, length: 1, avg: 1})
-	wantA := bm25F(fetch, k1, lead(1, 3), details(1, 6)) + bm25F(page, k1, lead(1, 3), details(2, 6)) + pair
+	wantA := bm25F(fetch, k1, lead(1, 3), details(1, 6)) + bm25F(page, k1, lead(1, 3), details(2, 6))
 	assert.InDelta(t, wantA, hits[0].Score, 1e-9, "both words in the lead: not scaled")
-	core := q.coreCoverage
+	core := defaultConfig().query.coreCoverage
 	require.Positive(t, core)
 	scale := 1 - core + core*fetch/(fetch+page)
 	assert.InDelta(t, scale*bm25F(fetch, k1, lead(1, 3)), hits[1].Score, 1e-9)

@@ -2,6 +2,7 @@ package toolsearch_test
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -111,8 +112,11 @@ func TestClose(t *testing.T) {
 
 func TestNewRejectsBadWeights(t *testing.T) {
 	tests := map[string]toolsearch.Weights{
-		"AllZero":  {},
-		"Negative": {Name: 1, Description: -1},
+		"AllZero":            {},
+		"Negative":           {Name: 1, Description: -1},
+		"OnlyLeadPairs":      {LeadPairs: 1},
+		"NegativeLeadPairs":  {Name: 1, LeadPairs: -0.5},
+		"LeadPairsNotFinite": {Name: 1, LeadPairs: math.Inf(1)},
 	}
 	for name, w := range tests {
 		t.Run(name, func(t *testing.T) {

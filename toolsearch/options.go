@@ -37,6 +37,13 @@ type Weights struct {
 	ParamNames float64
 	// ParamDescriptions weighs the descriptions of those properties.
 	ParamDescriptions float64
+	// LeadPairs weighs the pairs of words at most 4 apart (stop words
+	// not counted) in the first paragraph of the description, against
+	// 1 for the pairs of words of the name: a pair of query words both
+	// found there counts once more (see the package documentation).
+	// With 0 they are neither searched nor indexed, which halves the
+	// time indexing takes.
+	LeadPairs float64
 }
 
 // DefaultWeights returns the weights a [Searcher] uses unless told
@@ -51,6 +58,7 @@ func DefaultWeights() Weights {
 		Details:           0.2,
 		ParamNames:        0.2,
 		ParamDescriptions: 0.05,
+		LeadPairs:         0.5,
 	}
 }
 
@@ -79,8 +87,12 @@ func (w Weights) fields() []weightedField {
 	return out
 }
 
-// validate reports weights that are negative or not finite, or all zero.
+// validate reports weights that are negative or not finite, or all the
+// weights of words zero.
 func (w Weights) validate() error {
+	if w.LeadPairs < 0 || math.IsNaN(w.LeadPairs) || math.IsInf(w.LeadPairs, 0) {
+		return fmt.Errorf("weight of the lead's pairs is %v: weights must be finite and >= 0", w.LeadPairs)
+	}
 	positive := false
 	for _, f := range w.all() {
 		if f.weight < 0 || math.IsNaN(f.weight) || math.IsInf(f.weight, 0) {
@@ -155,7 +167,7 @@ func defaultConfig() config {
 	return config{
 		weights: DefaultWeights(), coverage: coverageNone, k1: 1.2, fusionWeight: 1, stem: true,
 		blend: DefaultLexicalBlend,
-		query: queryConfig{agentScale: 0.5, pairWeight: 0.5, leadPairWeight: 0.5, leadPairSpan: 4, coreCoverage: 0.3},
+		query: queryConfig{agentScale: 0.5, pairWeight: 0.5, leadPairSpan: 4, coreCoverage: 0.3},
 	}
 }
 

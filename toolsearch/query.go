@@ -21,11 +21,10 @@ type queryConfig struct {
 	// pairWindow is how many words apart (stop words not counted) two
 	// query words may be to form a pair; 0 means any distance.
 	pairWindow int
-	// leadPairWeight is the weight, against 1 for the name, of the pairs
-	// of words at most leadPairSpan words apart (stop words not counted)
-	// in the description lead; 0 leaves the lead's pairs out.
-	leadPairWeight float64
-	leadPairSpan   int
+	// leadPairSpan is how many words apart (stop words not counted) two
+	// words of a description lead may be to form a pair (see
+	// Weights.LeadPairs).
+	leadPairSpan int
 	// synonymScale is what an occurrence of a synonym of a query word
 	// (synonymGroups) counts; 0 leaves synonyms out. With
 	// synonymsShortFields, synonyms are sought in the name, namespace,
@@ -193,7 +192,7 @@ func (s *Searcher) namePairs(name string) string {
 // say more together than apart: "air quality forecast" is about air
 // quality, a description that mentions air and, later, quality may not be.
 func (s *Searcher) leadPairs(lead string) string {
-	if s.query.leadPairWeight <= 0 || s.query.leadPairSpan < 1 {
+	if s.leadPairWeight <= 0 || s.query.leadPairSpan < 1 {
 		return ""
 	}
 	return strings.Join(pairs(tokenGroups(s.analyzer.Analyze([]byte(lead))), s.query.leadPairSpan, maxLeadPairs), " ")

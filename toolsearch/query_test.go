@@ -49,7 +49,9 @@ func TestLeadPairs(t *testing.T) {
 		s.leadPairs("Get the air quality forecast for a zip code."))
 	assert.Empty(t, s.leadPairs("Weather."))
 
-	off := newTestSearcher(t, func(c *config) { c.query.leadPairWeight = 0 })
+	w := DefaultWeights()
+	w.LeadPairs = 0
+	off := newTestSearcher(t, WithWeights(w))
 	assert.Empty(t, off.leadPairs("Get the air quality forecast."), "no pairs are indexed when they weigh nothing")
 }
 
@@ -60,7 +62,8 @@ func TestLeadPairs(t *testing.T) {
 func TestQueryLeadPairs(t *testing.T) {
 	const k1 = 1.2
 	c := defaultConfig().query
-	require.Positive(t, c.leadPairWeight)
+	leadPairs := DefaultWeights().LeadPairs
+	require.Positive(t, leadPairs)
 	tools := []toolmodel.Tool{
 		tool("", "forecast", "Air quality forecast for a city."),
 		tool("", "weather", "Air pressure, wind speed, humidity, rain and snow quality of a city."),
@@ -68,7 +71,7 @@ func TestQueryLeadPairs(t *testing.T) {
 	}
 	ctx := context.Background()
 	scores := func(opts ...Option) map[string]float64 {
-		s := newTestSearcher(t, append([]Option{WithWeights(Weights{Description: 1}), WithLexicalBlend(0)}, opts...)...)
+		s := newTestSearcher(t, append([]Option{WithLexicalBlend(0)}, opts...)...)
 		require.NoError(t, s.Upsert(ctx, tools))
 		hits, err := s.Search(ctx, toolindex.SearchQuery{Text: "quality of the air", Limit: 10})
 		require.NoError(t, err)
@@ -78,8 +81,9 @@ func TestQueryLeadPairs(t *testing.T) {
 		}
 		return out
 	}
-	with, without := scores(), scores(func(c *config) { c.query.leadPairWeight = 0 })
-	pair := c.pairWeight * bm25F(idfOf(3, 1), k1, fieldFreq{weight: c.leadPairWeight, b: 0, count: 1, length: 1, avg: 1})
+	with := scores(WithWeights(Weights{Description: 1, LeadPairs: leadPairs}))
+	without := scores(WithWeights(Weights{Description: 1}))
+	pair := c.pairWeight * bm25F(idfOf(3, 1), k1, fieldFreq{weight: leadPairs, b: 0, count: 1, length: 1, avg: 1})
 	assert.InDelta(t, without["forecast"]+pair, with["forecast"], 1e-9, "air and quality are next to each other")
 	assert.InDelta(t, without["weather"], with["weather"], 1e-9, "air and quality are 7 words apart")
 	assert.Greater(t, with["forecast"], with["weather"])

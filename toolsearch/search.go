@@ -244,8 +244,8 @@ func (s *Searcher) open(ctx context.Context, r index.IndexReader, terms []weight
 			if err := add(i, term.term, weightedField{name: namePairsField, weight: 1}, 1, 1); err != nil {
 				return lists, err
 			}
-			if s.query.leadPairWeight > 0 {
-				if err := add(i, term.term, weightedField{name: leadPairsField, weight: s.query.leadPairWeight}, 1, 1); err != nil {
+			if s.leadPairWeight > 0 {
+				if err := add(i, term.term, weightedField{name: leadPairsField, weight: s.leadPairWeight}, 1, 1); err != nil {
 					return lists, err
 				}
 			}

@@ -84,12 +84,15 @@ type Searcher struct {
 	idx      bleve.Index
 	analyzer analysis.Analyzer
 	fields   []weightedField
-	coverage coverageMode
-	k1       float64
-	lexical  *toolindex.LexicalSearcher // nil without fusion
-	semantic *semanticIndex             // nil without an embedder
-	feedback Feedback
-	texts    *feedbackTexts // nil without feedback
+	// leadPairWeight is Weights.LeadPairs: the weight of the lead-pairs
+	// field, which is indexed only when it is positive.
+	leadPairWeight float64
+	coverage       coverageMode
+	k1             float64
+	lexical        *toolindex.LexicalSearcher // nil without fusion
+	semantic       *semanticIndex             // nil without an embedder
+	feedback       Feedback
+	texts          *feedbackTexts // nil without feedback
 	// fuseLexical fuses the ranking with that of lexical by reciprocal
 	// rank; blend, when positive, adds lexical's scores, so weighted,
 	// to the ranking's. Either needs lexical.
@@ -156,7 +159,7 @@ func New(opts ...Option) (*Searcher, error) {
 	if err != nil {
 		return nil, errors.Opf(op, errors.Internal, "index mapping: %w", err)
 	}
-	s := &Searcher{fields: c.fields(), coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, fuseLexical: c.fusion, blend: c.blend, query: c.query, wholeDescription: c.wholeDescription, lengths: newLengthBook()}
+	s := &Searcher{fields: c.fields(), leadPairWeight: c.weights.LeadPairs, coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, fuseLexical: c.fusion, blend: c.blend, query: c.query, wholeDescription: c.wholeDescription, lengths: newLengthBook()}
 	if c.fusion || c.blend > 0 {
 		s.lexical = toolindex.NewLexicalSearcher()
 	}
