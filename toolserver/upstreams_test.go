@@ -104,6 +104,14 @@ func aggregate(t *testing.T, c *catalogue, servers map[string]*upstreamServer, u
 // connectLegacy connects a client to s with the legacy protocol version.
 func connectLegacy(t *testing.T, s *toolserver.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
+	cs, _ := connectLegacySessions(t, s, opts)
+	return cs
+}
+
+// connectLegacySessions is connectLegacy, returning the server's end of
+// the session too.
+func connectLegacySessions(t *testing.T, s *toolserver.Server, opts *mcp.ClientOptions) (*mcp.ClientSession, *mcp.ServerSession) {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.MCPServer().Connect(t.Context(), st, nil)
 	require.NoError(t, err)
@@ -111,7 +119,7 @@ func connectLegacy(t *testing.T, s *toolserver.Server, opts *mcp.ClientOptions) 
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: legacy})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return cs, ss
 }
 
 // twoUpstreams serves "docs" (namespace docs) and "wiki" (namespace kb),
@@ -251,14 +259,15 @@ func TestUpstreamSubscriptions(t *testing.T) {
 
 func TestUpstreamSubscriptionOfAClientThatLeft(t *testing.T) {
 	srv, _, servers := twoUpstreams(t)
-	cs := connectLegacy(t, srv, nil)
+	cs, ss := connectLegacySessions(t, srv, nil)
 	ctx := t.Context()
 	docs := servers["docs"]
 	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://docs/readme"}))
 	assert.Equal(t, "subscribe test://docs/readme", recv(t, docs.subs))
 	require.NoError(t, cs.Close())
-	// The next update finds nobody to notify, and ends the upstream
-	// subscription.
+	// Wait returns once the server has forgotten the session: the next
+	// update finds nobody to notify, and ends the upstream subscription.
+	_ = ss.Wait() // the error says how the connection ended, which does not matter here
 	require.NoError(t, docs.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://docs/readme"}))
 	assert.Equal(t, "unsubscribe test://docs/readme", recv(t, docs.subs))
 }
