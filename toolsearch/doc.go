@@ -13,7 +13,10 @@
 // name and description. A tool's score is scaled by the share of the
 // query's words its name, title, tags, namespace and first paragraph
 // hold, and toolindex's lexical searcher's scores are blended in with a
-// small weight ([WithLexicalBlend]).
+// small weight ([WithLexicalBlend]). Two words of a query count once more
+// when a tool's name holds both, or its first paragraph holds them near
+// each other ([Weights] LeadPairs): words that belong together in the
+// sentence saying what a tool does are rarely there by chance.
 //
 // A query that is a tool's ID or name, or "select:NAME,NAME2", ranks the
 // named tools first. [WithFusion] adds a second ranking, that of
