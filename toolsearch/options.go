@@ -90,15 +90,12 @@ func (w Weights) fields() []weightedField {
 // validate reports weights that are negative or not finite, or all the
 // weights of words zero.
 func (w Weights) validate() error {
-	if w.LeadPairs < 0 || math.IsNaN(w.LeadPairs) || math.IsInf(w.LeadPairs, 0) {
-		return fmt.Errorf("weight of the lead's pairs is %v: weights must be finite and >= 0", w.LeadPairs)
-	}
 	positive := false
-	for _, f := range w.all() {
+	for _, f := range append(w.all(), weightedField{name: leadPairsField, weight: w.LeadPairs}) {
 		if f.weight < 0 || math.IsNaN(f.weight) || math.IsInf(f.weight, 0) {
 			return fmt.Errorf("weight of %s is %v: weights must be finite and >= 0", f.name, f.weight)
 		}
-		positive = positive || f.weight > 0
+		positive = positive || f.weight > 0 && f.name != leadPairsField
 	}
 	if !positive {
 		return fmt.Errorf("every weight is 0: at least one field must be searched")
