@@ -35,14 +35,20 @@ const MinSecretLen = 4
 // RedactURL returns rawURL fit for an error message or a log line:
 // without its user info, query and fragment, which may hold credentials
 // (a password, an API key in the query). A URL that does not parse gives
-// "(invalid URL)", since where its secrets lie cannot be known.
+// "(invalid URL)", since where its secrets lie cannot be known; so does
+// one whose redacted form would not read back as the same URL without
+// them (an empty authority before a path that starts with "//@").
 func RedactURL(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return "(invalid URL)"
 	}
 	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
-	return u.String()
+	redacted := u.String()
+	if back, err := url.Parse(redacted); err != nil || back.User != nil {
+		return "(invalid URL)"
+	}
+	return redacted
 }
 
 // redactor replaces the secrets of one call by [Masked] in text and in
