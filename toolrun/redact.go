@@ -51,16 +51,21 @@ func RedactURL(rawURL string) string {
 	return redacted
 }
 
-// redactor replaces the secrets of one call by [Masked] in text and in
-// errors. A nil *redactor changes nothing.
-type redactor struct {
+// Redactor replaces secrets by [Masked] in text. The runner redacts the
+// errors of a call with the secrets its maskers find in the call's
+// arguments; an executor that holds secrets of its own (the credentials
+// in a server's environment) redacts what it quotes from elsewhere, such
+// as a process's output, with one too. A nil *Redactor changes nothing.
+// It is safe for concurrent use.
+type Redactor struct {
 	replacer *strings.Replacer
 }
 
-// newRedactor returns the redactor of the given secrets, or nil when none
-// is long enough to be searched for. Each secret is also searched for in
-// its quoted forms (JSON and Go escapes), as error messages quote values.
-func newRedactor(secrets []string) *redactor {
+// NewRedactor returns the Redactor of the given secrets, or nil when none
+// is long enough to be searched for ([MinSecretLen]). Each secret is also
+// searched for in its quoted forms (JSON and Go escapes), as error
+// messages quote values.
+func NewRedactor(secrets []string) *Redactor {
 	var forms []string
 	for _, s := range secrets {
 		if len(s) < MinSecretLen {
@@ -90,11 +95,11 @@ func newRedactor(secrets []string) *redactor {
 	for _, f := range forms {
 		pairs = append(pairs, f, Masked)
 	}
-	return &redactor{replacer: strings.NewReplacer(pairs...)}
+	return &Redactor{replacer: strings.NewReplacer(pairs...)}
 }
 
-// text returns s with every secret replaced.
-func (rd *redactor) text(s string) string {
+// Redact returns s with every secret replaced by [Masked].
+func (rd *Redactor) Redact(s string) string {
 	if rd == nil {
 		return s
 	}
@@ -106,12 +111,12 @@ func (rd *redactor) text(s string) string {
 // redacted one; the errors of a join are redacted one by one; any other
 // error is wrapped in one whose message is redacted and which unwraps to
 // the original, so that errors.Is and errors.As keep working.
-func (rd *redactor) error(err error) error {
+func (rd *Redactor) error(err error) error {
 	if rd == nil || err == nil {
 		return err
 	}
 	msg := err.Error()
-	red := rd.text(msg)
+	red := rd.Redact(msg)
 	if red == msg {
 		return err
 	}
@@ -131,7 +136,7 @@ func (rd *redactor) error(err error) error {
 
 // coded returns a copy of e whose cause and metadata are redacted; e
 // itself is left as it is.
-func (rd *redactor) coded(e *errors.Error) *errors.Error {
+func (rd *Redactor) coded(e *errors.Error) *errors.Error {
 	if rd == nil || e == nil {
 		return e
 	}
@@ -139,7 +144,7 @@ func (rd *redactor) coded(e *errors.Error) *errors.Error {
 	c.Err = rd.error(e.Err)
 	cloned := false
 	for k, v := range e.Meta {
-		if red := rd.text(v); red != v {
+		if red := rd.Redact(v); red != v {
 			if !cloned {
 				c.Meta, cloned = maps.Clone(e.Meta), true
 			}
@@ -183,7 +188,7 @@ func masking(e Extension) bool {
 // redactorFor returns the redactor of the secrets the runner's maskers
 // hide in args, or nil when there is none. Each masker is asked about the
 // arguments as the maskers before it left them, as in [Runner.maskedArgs].
-func (r *Runner) redactorFor(toolID string, args map[string]any) *redactor {
+func (r *Runner) redactorFor(toolID string, args map[string]any) *Redactor {
 	if !r.masks {
 		return nil
 	}
@@ -201,7 +206,7 @@ func (r *Runner) redactorFor(toolID string, args map[string]any) *redactor {
 		}
 		shown = next
 	}
-	return newRedactor(secrets)
+	return NewRedactor(secrets)
 }
 
 // appendHidden appends to secrets what masking turned before into after:

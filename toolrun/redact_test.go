@@ -219,6 +219,16 @@ func TestSecretMaskerSecrets(t *testing.T) {
 	assert.ElementsMatch(t, []string{"1234"}, toolrun.SecretMasker{Keys: []string{"pin"}}.Secrets("t", map[string]any{"pin": 1234.0}))
 }
 
+func TestRedactor(t *testing.T) {
+	rd := toolrun.NewRedactor([]string{"abc", "tok-1234", "tok-1234-long", `q"uote`})
+	assert.Equal(t, "*** then ***, and abc", rd.Redact("tok-1234-long then tok-1234, and abc"),
+		"the longest first, and nothing shorter than MinSecretLen")
+	assert.Equal(t, `message: "***" refused`, rd.Redact(`message: "q\"uote" refused`), "a secret in its quoted form too")
+	assert.Nil(t, toolrun.NewRedactor([]string{"abc", ""}), "no secret to search for")
+	var none *toolrun.Redactor
+	assert.Equal(t, "tok-1234", none.Redact("tok-1234"), "a nil Redactor changes nothing")
+}
+
 func TestRedactURL(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"https://api.example.com/v1/spec.yaml", "https://api.example.com/v1/spec.yaml"},
