@@ -72,6 +72,8 @@ type ServerConfig struct {
 	// at a time (a line longer than 4 KiB comes in pieces). It should not
 	// block: the program waits while it does. The last lines are kept in
 	// any case, and quoted by the errors of failed connections and calls.
+	// Lines come without the secrets the program was given (see the
+	// package documentation).
 	Stderr io.Writer `json:"-"`
 	// LogStderr logs each line of the program's standard error, at level
 	// Info, through the manager's logger ([WithLogger]), with the

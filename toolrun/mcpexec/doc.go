@@ -51,7 +51,14 @@
 // lines (20 lines, 4 KiB), which the errors of failed connections and of
 // calls cut short by a crash quote ("connect to MCP server "x": ... EOF;
 // stderr: fatal: missing API key"), and passes each line on to
-// [ServerConfig.Stderr] and, with [ServerConfig.LogStderr], to the log. A
+// [ServerConfig.Stderr] and, with [ServerConfig.LogStderr], to the log.
+// Those lines reach a model through errors, so the manager first replaces
+// by "***" the secrets the process was given, which a server's error
+// message often repeats: the values of its variables and command-line
+// flags whose names suggest a secret (OPENAI_API_KEY, GITHUB_TOKEN,
+// --password: the rule of [toolrun.SecretMasker]), the passwords of URLs
+// among them, and any credential a line writes after "Bearer", "Basic" or
+// "token". A secret the process learnt elsewhere is not known to it. A
 // failed connection attempt, a process that exits while its session is
 // open, and each restart that follows (its attempt number and cause,
 // stderr included) are logged at level Warn through [WithLogger].

@@ -101,6 +101,32 @@ func TestStderrOfAServerThatFailsToStartIsInTheErrorAndTheLog(t *testing.T) {
 	assert.Empty(t, logs.find("MCP server exited"), "a process that never connected is reported by the failure alone")
 }
 
+func TestStderrIsRedactedEverywhereItGoes(t *testing.T) {
+	logs := &captureHandler{}
+	var stderr lockedBuffer
+	const key = "sk-test-0123456789"
+	m := newManager(t, mcpexec.WithServer("keyed", mcpexec.ServerConfig{
+		Command: testServer, Env: map[string]string{"SERVICE_API_KEY": key},
+		Args:   []string{"-fail", "fatal: key " + key + " rejected; sent Authorization: Bearer abc.def.ghi"},
+		Stderr: &stderr, LogStderr: true,
+	}), mcpexec.WithLogger(slog.New(logs)))
+
+	_, err := m.ListTools(t.Context(), "keyed")
+	require.Error(t, err)
+	const redacted = "fatal: key *** rejected; sent Authorization: Bearer ***"
+	assert.Contains(t, err.Error(), "| "+redacted, "the error quotes the line without the key the server was given, nor the credential it wrote")
+	assert.Contains(t, stderr.String(), redacted+"\n", "the stream")
+	logged := logs.find("MCP server stderr")
+	require.NotEmpty(t, logged)
+	assert.Equal(t, redacted, logged[len(logged)-1].attrs["line"], "the log")
+	failed := logs.find("MCP server connection failed")
+	require.Len(t, failed, 1)
+	for _, text := range []string{err.Error(), stderr.String(), failed[0].attrs["error"], logged[len(logged)-1].attrs["line"]} {
+		assert.NotContains(t, text, key)
+		assert.NotContains(t, text, "abc.def.ghi")
+	}
+}
+
 func TestStderrIsStreamedAndLoggedLineByLine(t *testing.T) {
 	logs := &captureHandler{}
 	var stderr lockedBuffer

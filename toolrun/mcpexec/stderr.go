@@ -32,7 +32,12 @@ const (
 // bounded ring: [stderrTailLines] lines, [stderrTailBytes] bytes. The
 // lines kept are cleaned for quoting: terminal escape sequences and other
 // control characters are dropped, invalid UTF-8 is replaced, and blank
-// lines are not kept.
+// lines are not kept. Both the lines passed on and those kept go through
+// a redaction first (the kept ones once cleaned, so that dropping
+// characters cannot put a secret back together, and before they are cut,
+// so that no part of one is left at the cut). A secret that a line longer
+// than [stderrPieceBytes] holds across the end of a piece is passed on in
+// two parts, neither of which is the secret.
 //
 // A stderrTail is safe for concurrent use. Write never blocks on anything
 // but the receiver, and keeps memory bounded whatever it is given.
@@ -40,6 +45,9 @@ type stderrTail struct {
 	// line receives each line, without its line ending, in order; it is
 	// called with no lock held, from the goroutine calling Write or Flush.
 	line func(line []byte)
+	// redact returns a line without the secrets it may hold; nil
+	// changes nothing.
+	redact func(line string) string
 
 	mu      sync.Mutex
 	partial []byte // the line being written, at most stderrPieceBytes
@@ -49,10 +57,10 @@ type stderrTail struct {
 	size    int // bytes of the lines in ring
 }
 
-// newStderrTail returns a tail passing each line to line, which may be
-// nil.
-func newStderrTail(line func([]byte)) *stderrTail {
-	return &stderrTail{line: line}
+// newStderrTail returns a tail passing each line to line, both of which may
+// be nil, after redact.
+func newStderrTail(line func([]byte), redact func(string) string) *stderrTail {
+	return &stderrTail{line: line, redact: redact}
 }
 
 // Write splits p into lines; the last one, unless p ends with a newline,
@@ -107,13 +115,25 @@ func (t *stderrTail) endLine() []byte {
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 	}
-	t.keep(cleanLine(line))
+	t.keep(cutLine(t.redacted(cleanLine(line))))
 	var out []byte
 	if t.line != nil {
-		out = append([]byte(nil), line...)
+		if t.redact == nil {
+			out = append([]byte(nil), line...)
+		} else {
+			out = []byte(t.redact(string(line)))
+		}
 	}
 	t.partial = t.partial[:0]
 	return out
+}
+
+// redacted returns a cleaned line without its secrets, still valid UTF-8.
+func (t *stderrTail) redacted(line string) string {
+	if t.redact == nil {
+		return line
+	}
+	return strings.ToValidUTF8(t.redact(line), "\uFFFD")
 }
 
 // deliver passes complete lines to the receiver.
@@ -172,14 +192,13 @@ func (t *stderrTail) summary(limit int) string {
 
 // cleanLine returns a line of standard error fit to quote: escape
 // sequences (such as the colours of a terminal) and control characters
-// other than tabs removed, invalid UTF-8 replaced by U+FFFD, and cut at
-// [stderrLineBytes].
+// other than tabs removed, and invalid UTF-8 replaced by U+FFFD.
 func cleanLine(line []byte) string {
-	if len(line) <= stderrLineBytes && plain(line) {
+	if plain(line) {
 		return string(line)
 	}
 	var b strings.Builder
-	b.Grow(min(len(line), stderrLineBytes))
+	b.Grow(len(line))
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		switch {
@@ -189,18 +208,19 @@ func cleanLine(line []byte) string {
 			b.WriteByte(c)
 		}
 	}
-	s := b.String()
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.ToValidUTF8(b.String(), "\uFFFD")
+}
+
+// cutLine cuts a cleaned line at [stderrLineBytes], ending it with "…".
+func cutLine(s string) string {
+	if len(s) <= stderrLineBytes {
+		return s
 	}
-	if len(s) > stderrLineBytes {
-		cut := stderrLineBytes - len("…")
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
+	cut := stderrLineBytes - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
 	}
-	return s
+	return s[:cut] + "…"
 }
 
 // plain reports whether a line holds printable ASCII and tabs only.

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
 )
 
 // referenceLines splits a whole stream the way stderrTail does, byte by
@@ -43,7 +44,7 @@ func referenceTail(lines [][]byte) []string {
 	var kept []string
 	size := 0
 	for _, l := range lines {
-		c := cleanLine(l)
+		c := cutLine(cleanLine(l))
 		if strings.TrimSpace(c) == "" {
 			continue
 		}
@@ -61,7 +62,7 @@ func referenceTail(lines [][]byte) []string {
 // returns the tail and the lines it passed on.
 func feed(data, cuts []byte) (*stderrTail, [][]byte) {
 	var got [][]byte
-	tail := newStderrTail(func(line []byte) { got = append(got, line) })
+	tail := newStderrTail(func(line []byte) { got = append(got, line) }, nil)
 	for i := 0; len(data) > 0; i++ {
 		n := len(data)
 		if len(cuts) > 0 {
@@ -96,7 +97,7 @@ func TestStderrTail(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			tail := newStderrTail(func(line []byte) { got = append(got, string(line)) })
+			tail := newStderrTail(func(line []byte) { got = append(got, string(line)) }, nil)
 			for _, w := range tc.writes {
 				n, err := tail.Write([]byte(w))
 				require.NoError(t, err)
@@ -109,8 +110,92 @@ func TestStderrTail(t *testing.T) {
 	}
 }
 
+func TestProcessSecrets(t *testing.T) {
+	env := []string{
+		"GITHUB_TOKEN=ghp_0123456789", "OPENAI_API_KEY=sk-live-4242", "PATH=/usr/bin:/bin", "USER=jane",
+		"HTTPS_PROXY=http://jane:pr0xy-pass@proxy:3128", "XDG_SESSION_CLASS=user",
+		"EXTRA_HEADERS=Authorization: Bearer env-bearer-1", "SHORT_TOKEN=abc",
+	}
+	args := []string{"serve", "--password", "hunter22", "--api-key=flag-key-99", "-v", "--header", "Authorization: Basic dXNlcjpwYXNz"}
+	assert.ElementsMatch(t, []string{
+		"ghp_0123456789", "sk-live-4242", "pr0xy-pass", "env-bearer-1", "abc",
+		"hunter22", "flag-key-99", "dXNlcjpwYXNz",
+	}, processSecrets(env, args), "named secrets, credentials and URL passwords; no XDG variable, nothing else")
+	assert.Empty(t, processSecrets([]string{"PATH=/usr/bin", "XDG_SESSION_ID=c2"}, []string{"-y", "@modelcontextprotocol/server-everything"}))
+}
+
+func TestStderrTailRedactsTheSecretsOfTheProcess(t *testing.T) {
+	redact := stderrRedaction(processSecrets(
+		[]string{"SERVICE_API_KEY=sk-test-0123456789", "XDG_SESSION_CLASS=user"},
+		[]string{"--token", "tok-abcdefgh"},
+	))
+	var got []string
+	tail := newStderrTail(func(line []byte) { got = append(got, string(line)) }, redact)
+	long := strings.Repeat("x", stderrLineBytes-5) + "sk-test-0123456789 and more"
+	_, _ = tail.Write([]byte(strings.Join([]string{
+		"fatal: key sk-test-0123456789 rejected",
+		`config: {"token":"tok-abcdefgh"}`,
+		"GET /v1 Authorization: Bearer someone-elses-token",
+		"user not found",
+		"sk-test-\x1b[1m0123456789",
+		long,
+	}, "\n") + "\n"))
+	assert.Equal(t, []string{
+		"fatal: key *** rejected",
+		`config: {"token":"***"}`,
+		"GET /v1 Authorization: Bearer ***",
+		"user not found",
+		"sk-test-\x1b[1m0123456789",
+		strings.Repeat("x", stderrLineBytes-5) + "*** and more",
+	}, got, "the lines passed on, as written but for their secrets")
+	assert.Equal(t, []string{
+		"fatal: key *** rejected",
+		`config: {"token":"***"}`,
+		"GET /v1 Authorization: Bearer ***",
+		"user not found",
+		"***",
+		cutLine(strings.Repeat("x", stderrLineBytes-5) + "*** and more"),
+	}, tail.Lines(stderrTailLines), "the lines kept: redacted once cleaned, before they are cut")
+}
+
+// FuzzStderrTailRedacts checks that a secret never reaches the receiver
+// or the lines kept, however the stream is written and cut.
+func FuzzStderrTailRedacts(f *testing.F) {
+	f.Add([]byte("fatal: key sk0123456789 rejected\n"), []byte{0, 3, 1}, "sk0123456789")
+	f.Add([]byte("sk01\x1b[0m23456789\x07\n"+strings.Repeat("y", stderrPieceBytes-3)+"sk0123456789"), []byte{255, 7}, "sk0123456789")
+	f.Add([]byte("aaaaaaaaa\nBearer aaaa"), []byte(nil), "aaaa")
+	f.Fuzz(func(t *testing.T, data, cuts []byte, secret string) {
+		// Secrets worth the name: letters and digits, long enough to be
+		// searched for.
+		if len(secret) < toolrun.MinSecretLen || strings.ContainsFunc(secret, func(r rune) bool {
+			return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+		}) {
+			return
+		}
+		var got [][]byte
+		tail := newStderrTail(func(line []byte) { got = append(got, line) }, stderrRedaction([]string{secret}))
+		for i := 0; len(data) > 0; i++ {
+			n := len(data)
+			if len(cuts) > 0 {
+				n = min(n, 1+int(cuts[i%len(cuts)])*17)
+			}
+			_, _ = tail.Write(data[:n])
+			data = data[n:]
+		}
+		tail.Flush()
+		for _, l := range got {
+			require.NotContains(t, string(l), secret)
+		}
+		for _, l := range tail.Lines(stderrTailLines) {
+			require.NotContains(t, l, secret)
+			assert.True(t, utf8.ValidString(l))
+			assert.LessOrEqual(t, len(l), stderrLineBytes)
+		}
+	})
+}
+
 func TestStderrTailKeepsTheLastLinesWithinItsBounds(t *testing.T) {
-	tail := newStderrTail(nil)
+	tail := newStderrTail(nil, nil)
 	for i := range 30 {
 		_, _ = tail.Write([]byte(strings.Repeat("a", i) + "!\n"))
 	}
@@ -134,7 +219,7 @@ func TestStderrTailKeepsTheLastLinesWithinItsBounds(t *testing.T) {
 }
 
 func TestStderrTailIsSafeForConcurrentUse(t *testing.T) {
-	tail := newStderrTail(nil)
+	tail := newStderrTail(nil, nil)
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
@@ -259,7 +344,7 @@ func TestValidInheritEnv(t *testing.T) {
 func BenchmarkStderrTail(b *testing.B) {
 	chunk := bytes.Repeat([]byte(strings.Repeat("x", 79)+"\n"), 64<<10/80)
 	lines := 0
-	tail := newStderrTail(func([]byte) { lines++ })
+	tail := newStderrTail(func([]byte) { lines++ }, nil)
 	b.SetBytes(int64(len(chunk)))
 	b.ReportAllocs()
 	for b.Loop() {
