@@ -201,7 +201,8 @@ func (s *server) newProcess() *process {
 // secret (GITHUB_TOKEN, OPENAI_API_KEY, --password; the rule of
 // [toolrun.SecretMasker]), the credentials written inside any variable or
 // argument ("Authorization: Bearer abc"), and the passwords of the URLs
-// among them (a proxy's "http://user:password@host"). The XDG variables
+// among them (a proxy's "http://user:password@host"), and each line of a
+// secret written on several lines. The XDG variables
 // are the desktop session's directories and facts, never secrets, though
 // some names hold "SESSION".
 func processSecrets(env, args []string) []string {
@@ -235,6 +236,15 @@ func processSecrets(env, args []string) []string {
 		}
 	}
 	secrets = append(secrets, toolrun.SecretMasker{}.Secrets("", given)...)
+	// Standard error is redacted line by line: a secret of several lines
+	// (a PEM key) is searched for line by line.
+	for _, secret := range secrets {
+		if strings.Contains(secret, "\n") {
+			for line := range strings.Lines(secret) {
+				secrets = append(secrets, strings.TrimRight(line, "\r\n"))
+			}
+		}
+	}
 	slices.Sort(secrets)
 	return slices.Compact(secrets)
 }

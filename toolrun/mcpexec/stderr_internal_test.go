@@ -116,12 +116,14 @@ func TestProcessSecrets(t *testing.T) {
 		"GITHUB_TOKEN=ghp_0123456789", "OPENAI_API_KEY=sk-live-4242", "PATH=/usr/bin:/bin", "USER=jane",
 		"HTTPS_PROXY=http://jane:pr0xy-pass@proxy:3128", "XDG_SESSION_CLASS=user",
 		"EXTRA_HEADERS=Authorization: Bearer env-bearer-1", "SHORT_TOKEN=abc",
+		"SIGNING_PRIVATE_KEY=-----BEGIN KEY-----\r\nMIIBVgIBADANBg\r\n-----END KEY-----",
 	}
 	args := []string{"serve", "--password", "hunter22", "--api-key=flag-key-99", "-v", "--header", "Authorization: Basic dXNlcjpwYXNz"}
 	assert.ElementsMatch(t, []string{
 		"ghp_0123456789", "sk-live-4242", "pr0xy-pass", "env-bearer-1", "abc",
 		"hunter22", "flag-key-99", "dXNlcjpwYXNz",
-	}, processSecrets(env, args), "named secrets, credentials and URL passwords; no XDG variable, nothing else")
+		"-----BEGIN KEY-----\r\nMIIBVgIBADANBg\r\n-----END KEY-----", "-----BEGIN KEY-----", "MIIBVgIBADANBg", "-----END KEY-----",
+	}, processSecrets(env, args), "named secrets, credentials, URL passwords and the lines of a secret; no XDG variable, nothing else")
 	assert.Empty(t, processSecrets([]string{"PATH=/usr/bin", "XDG_SESSION_ID=c2"}, []string{"-y", "@modelcontextprotocol/server-everything"}))
 }
 
