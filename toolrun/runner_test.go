@@ -2,6 +2,7 @@ package toolrun_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -278,6 +279,49 @@ func TestAllowDeny(t *testing.T) {
 	}
 	require.ErrorIs(t, toolrun.AllowDeny{Allow: []string{"a["}}.Validate(), errors.ErrInvalidArgument)
 	require.NoError(t, toolrun.AllowDeny{Allow: []string{"a:*"}, Deny: []string{"*:x?"}}.Validate())
+}
+
+// FuzzAllowDeny checks the tool patterns: a pattern Validate accepts
+// never makes Authorize fail otherwise than by refusing; a tool's own ID,
+// and its namespace followed by ":*", always match it; and a refusal
+// names the pattern or the allow list.
+func FuzzAllowDeny(f *testing.F) {
+	f.Add("github:*", "github:create_issue")
+	f.Add("*:read_*", "fs:read_file")
+	f.Add("a[", "a:b")
+	f.Add("x:[!a-c]?", "x:dz")
+	f.Add(`ns\:*`, "ns:x")
+	f.Fuzz(func(t *testing.T, pattern, id string) {
+		ns, name, err := toolmodel.ParseToolID(id)
+		if err != nil {
+			return
+		}
+		call := &toolrun.Call{Tool: toolmodel.Tool{Namespace: ns}}
+		call.Tool.Name = name
+		id = call.ToolID()
+
+		policy := toolrun.AllowDeny{Deny: []string{pattern}}
+		if err := policy.Validate(); err != nil {
+			require.ErrorIs(t, err, errors.ErrInvalidArgument)
+			return
+		}
+		err = policy.Authorize(t.Context(), call)
+		if err != nil {
+			require.ErrorIs(t, err, errors.ErrPermissionDenied)
+			require.Contains(t, err.Error(), fmt.Sprintf("%q", pattern))
+		}
+		allow := toolrun.AllowDeny{Allow: []string{pattern}}
+		if allowErr := allow.Authorize(t.Context(), call); (err == nil) != (allowErr != nil) {
+			t.Fatalf("pattern %q denies %q (%v) but allowing it gives %v", pattern, id, err, allowErr)
+		}
+		for _, own := range []string{id, ns + ":*"} {
+			if own == ":*" {
+				continue
+			}
+			require.NoError(t, toolrun.AllowDeny{Allow: []string{own}}.Validate())
+			require.NoError(t, toolrun.AllowDeny{Allow: []string{own}}.Authorize(t.Context(), call), "pattern %q", own)
+		}
+	})
 }
 
 func TestTypedNilIndexCountsAsNone(t *testing.T) {
