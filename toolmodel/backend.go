@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -421,6 +422,12 @@ func (d *Duration) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &secs); err != nil {
 		return fmt.Errorf("duration must be a string like \"30s\" or a number of seconds, not %s", data)
 	}
-	*d = Duration(secs * float64(time.Second))
+	// A float64 number of nanoseconds converts to an int64 exactly up to
+	// 2^63 (excluded), the first float64 past the largest Duration.
+	ns := secs * float64(time.Second)
+	if ns >= math.MaxInt64 || ns < math.MinInt64 {
+		return fmt.Errorf("duration of %s seconds is out of range (at most %.0f)", data, time.Duration(math.MaxInt64).Seconds())
+	}
+	*d = Duration(ns)
 	return nil
 }

@@ -93,4 +93,10 @@ func TestDurationJSON(t *testing.T) {
 	assert.Equal(t, toolmodel.Duration(250*time.Millisecond), d)
 	require.ErrorContains(t, json.Unmarshal([]byte(`"soon"`), &d), `duration "soon"`)
 	require.ErrorContains(t, json.Unmarshal([]byte(`true`), &d), "number of seconds")
+	d = toolmodel.Duration(time.Second)
+	require.ErrorContains(t, json.Unmarshal([]byte(`1e10`), &d), "out of range",
+		"ten billion seconds is no Duration: an error, not a wrapped-around one")
+	assert.Equal(t, toolmodel.Duration(time.Second), d, "a duration out of range changes nothing")
+	require.NoError(t, json.Unmarshal([]byte(`9223372036`), &d))
+	assert.Equal(t, toolmodel.Duration(9223372036*time.Second), d)
 }

@@ -3,7 +3,9 @@ package toolmodel_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/metatools-go/metatools/errors"
@@ -132,4 +134,27 @@ func mustDecode(f *testing.F, doc string) toolmodel.Tool {
 		f.Fatal(err)
 	}
 	return tool
+}
+
+// FuzzDurationJSON checks that a Duration decoded from JSON encodes back
+// to itself, and that a number of seconds keeps its sign.
+func FuzzDurationJSON(f *testing.F) {
+	for _, seed := range []string{`"1.5s"`, `2.5`, `-3`, `1e10`, `9223372036.854775807`, `"-2562047h47m16.854775808s"`, `true`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var d toolmodel.Duration
+		if err := json.Unmarshal(data, &d); err != nil {
+			return
+		}
+		out, err := json.Marshal(d)
+		require.NoError(t, err)
+		var back toolmodel.Duration
+		require.NoError(t, json.Unmarshal(out, &back), "%s", out)
+		require.Equal(t, d, back, "%s encodes to %s", data, out)
+		var secs float64
+		if json.Unmarshal(data, &secs) == nil {
+			require.False(t, secs > 0 && d < 0 || secs < 0 && d > 0, "%s seconds decode to %v", data, time.Duration(d))
+		}
+	})
 }
