@@ -18,10 +18,10 @@ import (
 	"github.com/metatools-go/metatools/toolcode/toolcodetest"
 )
 
-func execute(t testing.TB, e toolcode.Engine, code string, limits toolcode.Limits) (*toolcode.Result, error) {
+func execute(t testing.TB, e toolcode.Engine, code string, limits toolcode.Limits, opts ...toolcode.Option) (*toolcode.Result, error) {
 	t.Helper()
 	f := toolcodetest.NewFixture(t)
-	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(e))
+	x := toolcode.New(f.Index, f.Docs, f.Runner, append([]toolcode.Option{toolcode.WithEngine(e)}, opts...)...)
 	return x.Execute(context.Background(), toolcode.ExecuteParams{Language: e.Language(), Code: code, Limits: limits})
 }
 
@@ -185,9 +185,13 @@ func TestMemoryCapBoundsRSS(t *testing.T) {
 	runtime.GC()
 	before := vmRSS(t)
 	peak := before
+	// Time is not what this test bounds: a slow machine (the race
+	// detector makes the allocations several times slower) must meet the
+	// memory limit first.
+	slow := []toolcode.Option{toolcode.WithLimits(toolcode.Limits{WallTime: 10 * time.Minute}), toolcode.WithTimeout(10 * time.Minute)}
 	for i := range 3 {
 		for _, code := range programs {
-			_, err := execute(t, e, code, toolcode.Limits{WallTime: 60 * time.Second})
+			_, err := execute(t, e, code, toolcode.Limits{}, slow...)
 			require.Error(t, err)
 			require.Equal(t, toolcode.LimitMemory, toolcode.LimitOf(err), "round %d: %v", i, err)
 			peak = max(peak, vmRSS(t))
