@@ -103,6 +103,8 @@ type cluster struct {
 	// refuseAttach makes the API server refuse every attach, as it does
 	// for a server whose Role lacks pods/attach.
 	refuseAttach bool
+	// userRanges counts the pods given a user namespace of their own.
+	userRanges int64
 }
 
 // container is one pod's runner process.
@@ -216,6 +218,12 @@ func (c *cluster) start(pod *corev1.Pod) {
 	}
 	cmd.Dir = "/tmp"
 	uid, gid := *pod.Spec.SecurityContext.RunAsUser, *pod.Spec.SecurityContext.RunAsGroup
+	if hostUsers := pod.Spec.HostUsers; hostUsers != nil && !*hostUsers {
+		// A user namespace of its own: the node maps the pod's users to
+		// a range of its own that no other pod shares.
+		base := c.userRange()
+		uid, gid = base+uid, base+gid
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid: true, Pdeathsig: syscall.SIGKILL,
 		Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}, //nolint:gosec // 65532
@@ -419,6 +427,15 @@ func (c *cluster) newBackend(t testing.TB, opts ...Option) *Backend {
 	b, err := New(c.Client, c.Config, append([]Option{WithImage("proberunner:test"), WithGuarantees(Guarantees{})}, opts...)...)
 	require.NoError(t, err)
 	return b
+}
+
+// userRange returns the first node user of the range of a new pod with
+// a user namespace of its own: 65536 users past those of the pods before.
+func (c *cluster) userRange() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.userRanges++
+	return 1<<20 + c.userRanges<<16
 }
 
 // attachUpgrades returns the Upgrade header of each attach request so far.
