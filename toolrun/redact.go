@@ -106,12 +106,14 @@ func (rd *Redactor) Redact(s string) string {
 	return rd.replacer.Replace(s)
 }
 
-// error returns err with a message free of secrets. An *errors.Error is
-// copied with its cause and metadata redacted, so that errors.As finds a
-// redacted one; the errors of a join are redacted one by one; any other
-// error is wrapped in one whose message is redacted and which unwraps to
-// the original, so that errors.Is and errors.As keep working.
-func (rd *Redactor) error(err error) error {
+// RedactError returns err with a message free of secrets. An
+// *errors.Error comes back as a copy, an *errors.Error too, with its
+// cause and metadata redacted, so that errors.As finds a redacted one;
+// the errors of a join are redacted one by one; any other error is
+// wrapped in one whose message is redacted and which unwraps to the
+// original, so that errors.Is and errors.As keep working. An error
+// without secrets comes back as it is.
+func (rd *Redactor) RedactError(err error) error {
 	if rd == nil || err == nil {
 		return err
 	}
@@ -127,7 +129,7 @@ func (rd *Redactor) error(err error) error {
 		parts := x.Unwrap()
 		out := make([]error, len(parts))
 		for i, p := range parts {
-			out[i] = rd.error(p)
+			out[i] = rd.RedactError(p)
 		}
 		return &redactedJoin{msg: red, errs: out}
 	}
@@ -141,7 +143,7 @@ func (rd *Redactor) coded(e *errors.Error) *errors.Error {
 		return e
 	}
 	c := *e
-	c.Err = rd.error(e.Err)
+	c.Err = rd.RedactError(e.Err)
 	cloned := false
 	for k, v := range e.Meta {
 		if red := rd.Redact(v); red != v {

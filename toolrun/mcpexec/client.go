@@ -243,6 +243,7 @@ func (c *conn) forwardLog(ctx context.Context, req *mcp.LoggingMessageRequest) {
 		return
 	}
 	params := *req.Params
+	params.Data = c.s.redactValue(params.Data)
 	params.Logger = c.s.name
 	if req.Params.Logger != "" {
 		params.Logger += "/" + req.Params.Logger

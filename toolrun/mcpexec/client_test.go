@@ -148,7 +148,8 @@ func (d *downstream) call(t *testing.T, name string) *mcp.CallToolResult {
 
 func TestRequestsReachTheClientOfTheCall(t *testing.T) {
 	up := newUpstream(t)
-	m := newManager(t, mcpexec.WithServer("up", mcpexec.ServerConfig{URL: up.url}))
+	// The server's key is the word its log message says.
+	m := newManager(t, mcpexec.WithServer("up", mcpexec.ServerConfig{URL: up.url, Headers: map[string]string{"X-API-Key": "asking"}}))
 	d := connectDownstream(t, gateway(m), true)
 
 	res := d.call(t, "ask")
@@ -157,7 +158,7 @@ func TestRequestsReachTheClientOfTheCall(t *testing.T) {
 	sample := <-d.samples
 	assert.Equal(t, "say hi", sample.Messages[0].Content.(*mcp.TextContent).Text)
 	log := <-d.logs
-	assert.Equal(t, "asking", log.Data)
+	assert.Equal(t, "***", log.Data, "a log message reaches the client without the secrets the server is given")
 	assert.Equal(t, "up/ask", log.Logger, "the log names the server it came from")
 }
 

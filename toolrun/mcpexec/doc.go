@@ -51,17 +51,25 @@
 // lines (20 lines, 4 KiB), which the errors of failed connections and of
 // calls cut short by a crash quote ("connect to MCP server "x": ... EOF;
 // stderr: fatal: missing API key"), and passes each line on to
-// [ServerConfig.Stderr] and, with [ServerConfig.LogStderr], to the log.
-// Those lines reach a model through errors, so the manager first replaces
-// by "***" the secrets the process was given, which a server's error
-// message often repeats: the values of its variables and command-line
-// flags whose names suggest a secret (OPENAI_API_KEY, GITHUB_TOKEN,
-// --password: the rule of [toolrun.SecretMasker]), the passwords of URLs
-// among them, and any credential a line writes after "Bearer", "Basic" or
-// "token". A secret the process learnt elsewhere is not known to it. A
+// [ServerConfig.Stderr] and, with [ServerConfig.LogStderr], to the log. A
 // failed connection attempt, a process that exits while its session is
 // open, and each restart that follows (its attempt number and cause,
 // stderr included) are logged at level Warn through [WithLogger].
+//
+// A server's errors, its log messages and the lines of its standard error
+// reach a model, so the manager replaces by "***" the secrets the server
+// is given, which its messages often repeat ("invalid key sk-..."), and
+// which the HTTP client quotes with the URL it could not reach
+// ([Manager.Redact] does it for requests made on a [Manager.Session]): for
+// a command, the
+// values of its variables and command-line flags whose names suggest a
+// secret (OPENAI_API_KEY, GITHUB_TOKEN, --password: the rule of
+// [toolrun.SecretMasker]) and the passwords of URLs among them; for a
+// URL, its password, its query and the values of the query's parameters
+// and of the headers whose names suggest a secret (api_key, key, sig;
+// Authorization, X-API-Key); and any credential written after "Bearer",
+// "Basic" or "token". A secret the server learnt elsewhere is not known
+// to the manager.
 //
 // A connection attempt is bounded by [WithConnectTimeout] (30 seconds by
 // default) or the server's own [ServerConfig.ConnectTimeout]. The first

@@ -261,6 +261,21 @@ func (m *Manager) Session(ctx context.Context, server string) (*mcp.ClientSessio
 	return sess, nil
 }
 
+// Redact returns text without the secrets the named server is given (see
+// the package documentation), each replaced by [toolrun.Masked]: for the
+// errors of requests made on a [Manager.Session], which the manager does
+// not see. The manager's own errors come redacted already. An unknown
+// server has no secrets.
+func (m *Manager) Redact(server, text string) string {
+	m.mu.RLock()
+	s, ok := m.servers[server]
+	m.mu.RUnlock()
+	if !ok {
+		return text
+	}
+	return s.redact.Redact(text)
+}
+
 // ListTools returns every tool a server lists, following its pagination.
 func (m *Manager) ListTools(ctx context.Context, server string) ([]*mcp.Tool, error) {
 	const op = "mcpexec.ListTools"

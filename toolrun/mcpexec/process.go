@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,8 +15,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/metatools-go/metatools/toolrun"
 )
 
 // PackageRunnerConnectTimeout is the budget of the first connection to a
@@ -181,7 +177,6 @@ func (s *server) newProcess() *process {
 	cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 	cmd.Dir = s.cfg.Dir
 	cmd.Env = s.cfg.environ(os.Environ(), runtime.GOOS)
-	redact := stderrRedaction(processSecrets(cmd.Env, s.cfg.Args))
 	terminate := s.m.opts.terminate
 	if s.cfg.TerminateTimeout > 0 {
 		terminate = time.Duration(s.cfg.TerminateTimeout)
@@ -189,74 +184,9 @@ func (s *server) newProcess() *process {
 	return &process{
 		s:          s,
 		transport:  &mcp.CommandTransport{Command: cmd, TerminateDuration: terminate},
-		tail:       newStderrTail(s.stderrLine, redact),
+		tail:       newStderrTail(s.stderrLine, stderrRedaction(s.redact)),
 		stderrDone: make(chan struct{}),
 		closed:     make(chan struct{}),
-	}
-}
-
-// processSecrets returns the secrets a process is given, which its
-// standard error must not carry further: the values of the variables of
-// its environment and of its command-line flags whose names suggest a
-// secret (GITHUB_TOKEN, OPENAI_API_KEY, --password; the rule of
-// [toolrun.SecretMasker]), the credentials written inside any variable or
-// argument ("Authorization: Bearer abc"), and the passwords of the URLs
-// among them (a proxy's "http://user:password@host"), and each line of a
-// secret written on several lines. The XDG variables
-// are the desktop session's directories and facts, never secrets, though
-// some names hold "SESSION".
-func processSecrets(env, args []string) []string {
-	given := make(map[string]any, len(env)+len(args))
-	var secrets []string
-	add := func(name, value string) {
-		given[name] = value
-		if u, err := url.Parse(value); err == nil && u.User != nil {
-			if password, ok := u.User.Password(); ok {
-				secrets = append(secrets, password)
-			}
-		}
-	}
-	for _, kv := range env {
-		name, value, ok := strings.Cut(kv, "=")
-		if ok && !strings.HasPrefix(strings.ToUpper(name), "XDG_") {
-			add(name, value)
-		}
-	}
-	for i, arg := range args {
-		add("arg "+strconv.Itoa(i), arg)
-		flag, ok := strings.CutPrefix(arg, "-")
-		if !ok {
-			continue
-		}
-		flag = strings.TrimPrefix(flag, "-")
-		if name, value, ok := strings.Cut(flag, "="); ok {
-			add("arg "+strconv.Itoa(i)+" "+name, value)
-		} else if i+1 < len(args) {
-			add("arg "+strconv.Itoa(i+1)+" "+flag, args[i+1])
-		}
-	}
-	secrets = append(secrets, toolrun.SecretMasker{}.Secrets("", given)...)
-	// Standard error is redacted line by line: a secret of several lines
-	// (a PEM key) is searched for line by line.
-	for _, secret := range secrets {
-		if strings.Contains(secret, "\n") {
-			for line := range strings.Lines(secret) {
-				secrets = append(secrets, strings.TrimRight(line, "\r\n"))
-			}
-		}
-	}
-	slices.Sort(secrets)
-	return slices.Compact(secrets)
-}
-
-// stderrRedaction returns the redaction of a process's standard error:
-// its own secrets, and any credential a line writes after "Bearer",
-// "Basic" or "token", each replaced by [toolrun.Masked].
-func stderrRedaction(secrets []string) func(string) string {
-	rd := toolrun.NewRedactor(secrets)
-	return func(line string) string {
-		masked, _ := toolrun.SecretMasker{}.Mask("", rd.Redact(line)).(string)
-		return masked
 	}
 }
 

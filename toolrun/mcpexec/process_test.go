@@ -3,13 +3,18 @@ package mcpexec_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -125,6 +130,40 @@ func TestStderrIsRedactedEverywhereItGoes(t *testing.T) {
 		assert.NotContains(t, text, key)
 		assert.NotContains(t, text, "abc.def.ghi")
 	}
+}
+
+func TestURLServerErrorsHideItsSecrets(t *testing.T) {
+	const key, token = "xk-0123456789", "q-secret-4242"
+	srv := mcp.NewServer(&mcp.Implementation{Name: "keyed", Version: "v1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "whoami", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the key " + key + " is revoked"}
+		})
+	h := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(h.Close)
+	logs := &captureHandler{}
+	m := newManager(t,
+		mcpexec.WithServer("keyed", mcpexec.ServerConfig{URL: h.URL + "?token=" + token, Headers: map[string]string{"X-API-Key": key}}),
+		mcpexec.WithServer("down", mcpexec.ServerConfig{URL: "http://127.0.0.1:1/mcp?token=" + token}),
+		mcpexec.WithLogger(slog.New(logs)))
+
+	_, err := m.Execute(t.Context(), mcpCall("keyed", "whoami", nil))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the key *** is revoked", "what the server says, without the key it was given")
+	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
+
+	_, err = m.ListTools(t.Context(), "down")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `/mcp?***"`, "the URL the HTTP client quotes, without its query")
+	assert.Equal(t, errors.Unavailable, errors.CodeOf(err))
+	failed := logs.find("MCP server connection failed")
+	require.Len(t, failed, 1)
+	for _, text := range []string{err.Error(), failed[0].attrs["error"]} {
+		assert.NotContains(t, text, token)
+	}
+	_, err = m.ListTools(t.Context(), "down")
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), token, "nor the error of a call in the backoff")
 }
 
 func TestStderrIsStreamedAndLoggedLineByLine(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"sync"
 	"syscall"
@@ -30,6 +31,9 @@ type server struct {
 	m    *Manager
 	name string
 	cfg  ServerConfig
+	// redact removes the secrets the server is given from its errors and
+	// from the lines of its standard error.
+	redact *toolrun.Redactor
 	// For URL servers: the client making the requests, and its transport.
 	httpClient *http.Client
 	http       *httpTransport
@@ -80,7 +84,10 @@ type dialAttempt struct {
 }
 
 func newServer(m *Manager, name string, cfg ServerConfig) *server {
-	s := &server{m: m, name: name, cfg: cfg, callers: map[Client]*conn{}, procs: map[*mcp.ClientSession]*process{}}
+	s := &server{
+		m: m, name: name, cfg: cfg, callers: map[Client]*conn{}, procs: map[*mcp.ClientSession]*process{},
+		redact: toolrun.NewRedactor(cfg.secrets(os.Environ(), runtime.GOOS)),
+	}
 	s.shared = s.newConn(nil)
 	if cfg.URL != "" {
 		s.httpClient, s.http = newHTTPClient(&cfg)
@@ -335,7 +342,7 @@ func (s *server) connectError(ctx context.Context, err error, budget connectBudg
 	e.Backend = identity(s.name)
 	e.Err = withStderr(fmt.Errorf("connect to MCP server %q: %w", s.name, e.Err), stderr)
 	// The call waiting for this connection was not sent.
-	return toolrun.MarkNotSent(e)
+	return toolrun.MarkNotSent(s.redacted(e))
 }
 
 // watch forgets the session once it ends, so that the next call opens a
@@ -434,24 +441,24 @@ func (s *server) do(ctx context.Context, resend func(error) bool, fn func(*mcp.C
 		case err == nil:
 			return nil
 		case ctx.Err() != nil:
-			return errors.FromContext(ctx, "", err)
+			return s.redacted(errors.FromContext(ctx, "", err))
 		case isJSONRPCError(err):
 			// The server answered: the session is fine.
 			e := callError(err)
 			e.Backend = identity(s.name)
-			return e
+			return s.redacted(e)
 		case isEncodeError(err):
 			// Nothing was sent: the request cannot be encoded.
 			e := errors.Errorf(errors.InvalidArgument, "encode the request: %w", err)
 			e.Backend = identity(s.name)
-			return e
+			return s.redacted(e)
 		}
 		c.discard(sess)
 		if proc != nil {
 			// The process may have crashed: what it said last tells why.
 			err = withStderr(err, proc.stderrSummary())
 		}
-		e := callError(err)
+		e := s.redacted(callError(err))
 		e.Backend = identity(s.name)
 		if notSent(err) {
 			e = toolrun.MarkNotSent(e)
@@ -482,7 +489,7 @@ func (s *server) close() error {
 	var errs []error
 	for _, sess := range sessions {
 		if err := sess.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("close MCP server %q: %w", s.name, err))
+			errs = append(errs, s.redact.RedactError(fmt.Errorf("close MCP server %q: %w", s.name, err)))
 		}
 	}
 	if s.http != nil {

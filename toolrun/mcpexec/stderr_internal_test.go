@@ -127,11 +127,21 @@ func TestProcessSecrets(t *testing.T) {
 	assert.Empty(t, processSecrets([]string{"PATH=/usr/bin", "XDG_SESSION_ID=c2"}, []string{"-y", "@modelcontextprotocol/server-everything"}))
 }
 
+func TestURLSecrets(t *testing.T) {
+	assert.ElementsMatch(t, []string{
+		"pw-secret-1", "api_key=q-secret-123&key=K3Y-value&format=json&sig=abcd1234", "q-secret-123", "K3Y-value", "abcd1234",
+		"Bearer hdr-token-1", "hdr-token-1", "xk-22222",
+	}, urlSecrets("https://user:pw-secret-1@mcp.example.com/mcp?api_key=q-secret-123&key=K3Y-value&format=json&sig=abcd1234",
+		map[string]string{"Authorization": "Bearer hdr-token-1", "X-API-Key": "xk-22222", "X-Tenant": "acme-corp"}),
+		"the password, the query and its values named like secrets, the headers named like secrets; not the tenant nor the format")
+	assert.Empty(t, urlSecrets("https://mcp.example.com/mcp", map[string]string{"X-Tenant": "acme-corp"}))
+}
+
 func TestStderrTailRedactsTheSecretsOfTheProcess(t *testing.T) {
-	redact := stderrRedaction(processSecrets(
+	redact := stderrRedaction(toolrun.NewRedactor(processSecrets(
 		[]string{"SERVICE_API_KEY=sk-test-0123456789", "XDG_SESSION_CLASS=user"},
 		[]string{"--token", "tok-abcdefgh"},
-	))
+	)))
 	var got []string
 	tail := newStderrTail(func(line []byte) { got = append(got, string(line)) }, redact)
 	long := strings.Repeat("x", stderrLineBytes-5) + "sk-test-0123456789 and more"
@@ -167,7 +177,7 @@ func FuzzStderrTailRedacts(f *testing.F) {
 		}) {
 			return
 		}
-		tail, got := feed(data, cuts, stderrRedaction([]string{secret}))
+		tail, got := feed(data, cuts, stderrRedaction(toolrun.NewRedactor([]string{secret})))
 		for _, l := range got {
 			require.NotContains(t, string(l), secret)
 		}
