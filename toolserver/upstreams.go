@@ -26,8 +26,19 @@ import (
 // that a server that reconnected is reached on its new session. Session
 // returns an error when the server is unknown or cannot be reached. It must
 // be safe for concurrent use.
+//
+// An Upstreams that also has a method Redact(server, text string) string
+// has it remove the secrets an upstream is given from the errors of its
+// requests before they are passed on or logged, as the mcpexec Manager
+// does.
 type Upstreams interface {
 	Session(ctx context.Context, server string) (*mcp.ClientSession, error)
+}
+
+// upstreamRedactor is the optional interface of an [Upstreams] that knows
+// the secrets of its servers.
+type upstreamRedactor interface {
+	Redact(server, text string) string
 }
 
 // Upstream is an upstream MCP server of [WithUpstreams].
@@ -302,7 +313,7 @@ func (a *aggregator) list(u *upstreamState) {
 	u.caps = caps
 	keep := func(what string, err error) bool {
 		if err != nil && a.ctx.Err() == nil {
-			log.Warn("upstream: cannot list its "+what, "error", err)
+			log.Warn("upstream: cannot list its "+what, "error", a.redact(u.Server, err.Error()))
 		}
 		return err != nil
 	}
@@ -482,11 +493,11 @@ func (a *aggregator) read(server string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		sess, err := a.sessions.Session(ctx, server)
 		if err != nil {
-			return nil, upstreamError(server, err)
+			return nil, a.upstreamError(server, err)
 		}
 		res, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: req.Params.URI})
 		if err != nil {
-			return nil, upstreamError(server, err)
+			return nil, a.upstreamError(server, err)
 		}
 		return res, nil
 	}
@@ -498,11 +509,11 @@ func (a *aggregator) getPrompt(server, name string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		sess, err := a.sessions.Session(ctx, server)
 		if err != nil {
-			return nil, upstreamError(server, err)
+			return nil, a.upstreamError(server, err)
 		}
 		res, err := sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: req.Params.Arguments})
 		if err != nil {
-			return nil, upstreamError(server, err)
+			return nil, a.upstreamError(server, err)
 		}
 		return res, nil
 	}
@@ -536,11 +547,11 @@ func (a *aggregator) complete(ctx context.Context, req *mcp.CompleteRequest) (*m
 	}
 	sess, err := a.sessions.Session(ctx, server)
 	if err != nil {
-		return nil, upstreamError(server, err)
+		return nil, a.upstreamError(server, err)
 	}
 	res, err := sess.Complete(ctx, &mcp.CompleteParams{Argument: req.Params.Argument, Context: req.Params.Context, Ref: &ref})
 	if err != nil {
-		return nil, upstreamError(server, err)
+		return nil, a.upstreamError(server, err)
 	}
 	return res, nil
 }
@@ -593,10 +604,10 @@ func (a *aggregator) subscribe(ctx context.Context, req *mcp.SubscribeRequest) e
 		}
 		sess, err := a.sessions.Session(ctx, server)
 		if err != nil {
-			return upstreamError(server, err)
+			return a.upstreamError(server, err)
 		}
 		if err := sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-			return upstreamError(server, err)
+			return a.upstreamError(server, err)
 		}
 		sub = &subscription{server: server, sessions: map[*mcp.ServerSession]struct{}{}}
 		a.subs[uri] = sub
@@ -631,7 +642,7 @@ func (a *aggregator) unsubscribeUpstream(ctx context.Context, server, uri string
 		err = sess.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
 	}
 	if err != nil {
-		a.s.logger.Warn("upstream: unsubscribe", "server", server, "uri", uri, "error", err)
+		a.s.logger.Warn("upstream: unsubscribe", "server", server, "uri", uri, "error", a.redact(server, err.Error()))
 	}
 }
 
@@ -676,14 +687,33 @@ func (a *aggregator) pruneSubscriptions() {
 }
 
 // upstreamError returns the error of a request an upstream failed: its
-// own JSON-RPC error as it is (a resource not found stays one), anything
-// else as an internal error naming the upstream.
-func upstreamError(server string, err error) error {
+// own JSON-RPC error (a resource not found stays one), anything else as
+// an internal error naming the upstream; either without the secrets the
+// upstream is given. Data that is no longer JSON once redacted is left
+// out.
+func (a *aggregator) upstreamError(server string, err error) error {
 	var wire *jsonrpc.Error
 	if errors.As(err, &wire) {
-		return wire
+		w := *wire
+		w.Message = a.redact(server, w.Message)
+		if len(w.Data) > 0 {
+			w.Data = json.RawMessage(a.redact(server, string(w.Data)))
+			if !json.Valid(w.Data) {
+				w.Data = nil
+			}
+		}
+		return &w
 	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("upstream %q: %v", server, err)}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: a.redact(server, fmt.Sprintf("upstream %q: %v", server, err))}
+}
+
+// redact returns text without the secrets the server is given, when the
+// Upstreams knows them.
+func (a *aggregator) redact(server, text string) string {
+	if r, ok := a.sessions.(upstreamRedactor); ok {
+		return r.Redact(server, text)
+	}
+	return text
 }
 
 // UpstreamChanged tells the server that an upstream of [WithUpstreams]

@@ -2,7 +2,10 @@ package toolserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -312,6 +315,51 @@ func TestUpstreamWithoutResourcesOrPrompts(t *testing.T) {
 	assert.Len(t, resourceNames(t, cs), 2, "the upstream without resources is skipped")
 	assert.Equal(t, []string{"docs.greet"}, promptNames(t, cs))
 	assert.Contains(t, c.logs.String(), "cannot list its resources and prompts", "the unreachable upstream is logged")
+}
+
+func TestUpstreamErrorsHideTheSecretsOfTheUpstream(t *testing.T) {
+	const key, token = "xk-0123456789", "q-secret-4242"
+	vault := newUpstreamServer("vault")
+	vault.srv.AddResource(&mcp.Resource{URI: "test://vault/key", Name: "key"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "key " + key + " may not read it", Data: json.RawMessage(`{"key":"` + key + `"}`)}
+	})
+	h := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return vault.srv }, nil))
+	t.Cleanup(h.Close)
+	t.Cleanup(func() {
+		// The session's end never reached the upstream, gone before it.
+		for ss := range vault.srv.Sessions() {
+			_ = ss.Close()
+		}
+	})
+	m, err := mcpexec.NewManager(mcpexec.WithServer("vault", mcpexec.ServerConfig{URL: h.URL + "?token=" + token, Headers: map[string]string{"X-API-Key": key}}))
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		// The upstream is gone: ending its session fails, quoting its URL.
+		err := m.Close()
+		require.Error(t, err)
+		assert.NotContains(t, err.Error(), token)
+	})
+	c := newCatalogue(t)
+	srv := c.server(toolserver.WithUpstreams(m, toolserver.Upstream{Server: "vault"}))
+	t.Cleanup(srv.Close)
+	require.NoError(t, srv.Err())
+	cs := connectLegacy(t, srv, nil)
+
+	_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "test://vault/key"})
+	var wire *jsonrpc.Error
+	require.ErrorAs(t, err, &wire)
+	assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code, "the upstream's own error")
+	assert.Equal(t, "key *** may not read it", wire.Message)
+	assert.JSONEq(t, `{"key":"***"}`, string(wire.Data))
+
+	// The upstream goes away: the HTTP client quotes the URL it cannot
+	// reach.
+	require.NoError(t, h.Listener.Close())
+	h.CloseClientConnections()
+	_, err = cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "vault.greet", Arguments: map[string]string{"who": "Ada"}})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), token)
+	assert.NotContains(t, c.logs.String(), token)
 }
 
 func TestUpstreamKeepNames(t *testing.T) {
