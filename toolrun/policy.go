@@ -2,6 +2,7 @@ package toolrun
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"path"
 	"strings"
@@ -72,7 +73,12 @@ func (p ExponentialBackoff) Backoff(attempt int, err error) (time.Duration, bool
 	if j := min(max(p.Jitter, 0), 1); j > 0 {
 		delay *= 1 + j*(2*rand.Float64()-1)
 	}
-	return time.Duration(delay), true
+	// Without Max, many attempts grow the delay past what a Duration
+	// holds: the conversion would wrap it round to a negative one.
+	if delay >= math.MaxInt64 {
+		return time.Duration(math.MaxInt64), true
+	}
+	return time.Duration(max(delay, 0)), true
 }
 
 // metaRetryAfter is the [errors.Error] Meta key that carries a delay

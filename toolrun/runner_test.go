@@ -3,6 +3,7 @@ package toolrun_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -182,6 +183,16 @@ func TestRetryWithBackoff(t *testing.T) {
 		assert.Equal(t, 3, res.Attempts)
 		assert.Equal(t, 4*time.Second, time.Since(start), "1s then 3s of backoff")
 	})
+}
+
+func TestBackoffNeverWrapsRound(t *testing.T) {
+	retryable := errors.E(errors.Unavailable, errors.New("down"))
+	policy := toolrun.ExponentialBackoff{MaxAttempts: 100, Initial: time.Second, Multiplier: 10}
+	d, ok := policy.Backoff(30, retryable)
+	require.True(t, ok)
+	assert.Equal(t, time.Duration(math.MaxInt64), d, "10^29 seconds is longer than any Duration: the longest, not a negative one")
+	d, _ = policy.Backoff(3, retryable)
+	assert.Equal(t, 100*time.Second, d)
 }
 
 func TestRetryGivesUp(t *testing.T) {
