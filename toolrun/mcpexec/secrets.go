@@ -28,8 +28,9 @@ func (c *ServerConfig) secrets(parent []string, goos string) []string {
 
 // processSecrets returns the secrets a process is given: the values of
 // the variables of its environment and of its command-line flags whose
-// names suggest a secret (GITHUB_TOKEN, OPENAI_API_KEY, --password; the
-// rule of [toolrun.SecretMasker]), the credentials written inside any
+// names suggest a secret (GITHUB_TOKEN, OPENAI_API_KEY, --password, and
+// the NAME=value arguments of "docker run -e"; the rule of
+// [toolrun.SecretMasker]), the credentials written inside any
 // variable or argument ("Authorization: Bearer abc"), and the passwords
 // of the URLs among them (a proxy's "http://user:password@host"). The XDG
 // variables are the desktop session's directories and facts, never
@@ -44,14 +45,13 @@ func processSecrets(env, args []string) []string {
 	}
 	for i, arg := range args {
 		s.add("arg "+strconv.Itoa(i), arg)
-		flag, ok := strings.CutPrefix(arg, "-")
-		if !ok {
-			continue
-		}
+		flag, isFlag := strings.CutPrefix(arg, "-")
 		flag = strings.TrimPrefix(flag, "-")
 		if name, value, ok := strings.Cut(flag, "="); ok {
+			// --api-key=..., or a variable given as an argument
+			// (docker run -e API_KEY=...).
 			s.add("arg "+strconv.Itoa(i)+" "+name, value)
-		} else if i+1 < len(args) {
+		} else if isFlag && i+1 < len(args) {
 			s.add("arg "+strconv.Itoa(i+1)+" "+flag, args[i+1])
 		}
 	}

@@ -118,10 +118,11 @@ func TestProcessSecrets(t *testing.T) {
 		"EXTRA_HEADERS=Authorization: Bearer env-bearer-1", "SHORT_TOKEN=abc",
 		"SIGNING_PRIVATE_KEY=-----BEGIN KEY-----\r\nMIIBVgIBADANBg\r\n-----END KEY-----",
 	}
-	args := []string{"serve", "--password", "hunter22", "--api-key=flag-key-99", "-v", "--header", "Authorization: Basic dXNlcjpwYXNz"}
+	args := []string{"serve", "--password", "hunter22", "--api-key=flag-key-99", "-v", "--header", "Authorization: Basic dXNlcjpwYXNz",
+		"-e", "BRAVE_API_KEY=brave-key-7", "mode=fast"}
 	assert.ElementsMatch(t, []string{
 		"ghp_0123456789", "sk-live-4242", "pr0xy-pass", "env-bearer-1", "abc",
-		"hunter22", "flag-key-99", "dXNlcjpwYXNz",
+		"hunter22", "flag-key-99", "dXNlcjpwYXNz", "brave-key-7",
 		"-----BEGIN KEY-----\r\nMIIBVgIBADANBg\r\n-----END KEY-----", "-----BEGIN KEY-----", "MIIBVgIBADANBg", "-----END KEY-----",
 	}, processSecrets(env, args), "named secrets, credentials, URL passwords and the lines of a secret; no XDG variable, nothing else")
 	assert.Empty(t, processSecrets([]string{"PATH=/usr/bin", "XDG_SESSION_ID=c2"}, []string{"-y", "@modelcontextprotocol/server-everything"}))
