@@ -57,8 +57,8 @@ type stderrTail struct {
 	size    int // bytes of the lines in ring
 }
 
-// newStderrTail returns a tail passing each line to line, both of which may
-// be nil, after redact.
+// newStderrTail returns a tail passing each line, redacted by redact, to
+// line; either may be nil.
 func newStderrTail(line func([]byte), redact func(string) string) *stderrTail {
 	return &stderrTail{line: line, redact: redact}
 }
