@@ -425,8 +425,18 @@ func (c *conn) discard(sess *mcp.ClientSession) {
 // [toolrun.SafeToRepeat], requests without effect [always]. While fn
 // runs, the call is in flight on its connection, so that the server's
 // requests and log messages reach the call's client. Errors are
-// classified; see [callError].
+// classified (see [callError]), and come without the server's secrets.
 func (s *server) do(ctx context.Context, resend func(error) bool, fn func(*mcp.ClientSession) error) error {
+	if err := s.send(ctx, resend, fn); err != nil {
+		// What the server and its transport say may quote the secrets
+		// the server is given.
+		return s.redact.RedactError(err)
+	}
+	return nil
+}
+
+// send is do, without the redaction of its error.
+func (s *server) send(ctx context.Context, resend func(error) bool, fn func(*mcp.ClientSession) error) error {
 	for attempt := 1; ; attempt++ {
 		c, sess, err := s.session(ctx)
 		if err != nil {
@@ -441,24 +451,24 @@ func (s *server) do(ctx context.Context, resend func(error) bool, fn func(*mcp.C
 		case err == nil:
 			return nil
 		case ctx.Err() != nil:
-			return s.redacted(errors.FromContext(ctx, "", err))
+			return errors.FromContext(ctx, "", err)
 		case isJSONRPCError(err):
 			// The server answered: the session is fine.
 			e := callError(err)
 			e.Backend = identity(s.name)
-			return s.redacted(e)
+			return e
 		case isEncodeError(err):
 			// Nothing was sent: the request cannot be encoded.
 			e := errors.Errorf(errors.InvalidArgument, "encode the request: %w", err)
 			e.Backend = identity(s.name)
-			return s.redacted(e)
+			return e
 		}
 		c.discard(sess)
 		if proc != nil {
 			// The process may have crashed: what it said last tells why.
 			err = withStderr(err, proc.stderrSummary())
 		}
-		e := s.redacted(callError(err))
+		e := callError(err)
 		e.Backend = identity(s.name)
 		if notSent(err) {
 			e = toolrun.MarkNotSent(e)
