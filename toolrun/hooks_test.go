@@ -3,7 +3,9 @@ package toolrun_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -170,7 +172,61 @@ func TestSecretMasker(t *testing.T) {
 		"headers":  map[string]any{"Authorization": "***"},
 	}, got)
 	assert.Equal(t, "hunter2", in["Password"], "the arguments are not modified")
+	assert.Equal(t, map[string]any{"x-api-key": "k", "note": "token abcdef"}, in["nested"].([]any)[0], "nor are their members")
+	assert.Equal(t, map[string]any{"Authorization": "Basic dXNlcjpwYXNz"}, in["headers"])
+	plain := map[string]any{"query": "weather", "days": 3.0, "where": []any{map[string]any{"city": "Oslo"}}}
+	assert.Equal(t, plain, toolrun.SecretMasker{}.Mask("t", plain))
+	assert.Zero(t, testing.AllocsPerRun(10, func() { toolrun.SecretMasker{}.Mask("t", plain) }), "arguments without secrets are not copied")
 	assert.Equal(t, map[string]any{"pin": "***", "token": "t"}, toolrun.SecretMasker{Keys: []string{"pin"}}.Mask("t", map[string]any{"pin": "1234", "token": "t"}))
+}
+
+// FuzzSecretMasker masks arbitrary JSON arguments: the arguments are
+// never modified, no member named like a secret keeps its value, and
+// masking what was masked changes nothing.
+func FuzzSecretMasker(f *testing.F) {
+	f.Add(`{"query":"weather","Password":"hunter2","nested":[{"x-api-key":"k","note":"token abcdef"}]}`)
+	f.Add(`{"headers":{"Authorization":"Basic dXNlcjpwYXNz"},"list":[1,"bearer x",null,true]}`)
+	f.Add(`["token a", {"session": {"id": 1}}, "plain"]`)
+	f.Fuzz(func(t *testing.T, text string) {
+		var args any
+		if json.Unmarshal([]byte(text), &args) != nil {
+			return // only JSON arguments reach a masker
+		}
+		before, err := json.Marshal(args)
+		require.NoError(t, err)
+		masker := toolrun.SecretMasker{}
+		masked := masker.Mask("t", args)
+		after, err := json.Marshal(args)
+		require.NoError(t, err)
+		require.JSONEq(t, string(before), string(after), "the arguments are not modified")
+		requireNoSecretMember(t, masked)
+		again, err := json.Marshal(masker.Mask("t", masked))
+		require.NoError(t, err)
+		shown, err := json.Marshal(masked)
+		require.NoError(t, err)
+		require.JSONEq(t, string(shown), string(again), "masking is idempotent")
+	})
+}
+
+// requireNoSecretMember fails when a member named like a secret holds
+// anything but the mask.
+func requireNoSecretMember(t *testing.T, v any) {
+	t.Helper()
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			lower := strings.ToLower(k)
+			if slices.ContainsFunc(toolrun.DefaultSecretKeys, func(s string) bool { return strings.Contains(lower, s) }) {
+				require.Equal(t, toolrun.Masked, e, "member %q", k)
+				continue
+			}
+			requireNoSecretMember(t, e)
+		}
+	case []any:
+		for _, e := range x {
+			requireNoSecretMember(t, e)
+		}
+	}
 }
 
 func TestSlogPublisher(t *testing.T) {

@@ -2,7 +2,9 @@ package toolrun
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -61,7 +63,8 @@ func (m SecretMasker) Mask(_ string, args any) any {
 	if keys == nil {
 		keys = DefaultSecretKeys
 	}
-	return maskValue(args, keys)
+	masked, _ := maskValue(args, keys)
+	return masked
 }
 
 // Secrets implements [SecretLister]: the strings and numbers Mask hides,
@@ -113,34 +116,60 @@ func appendCredentials(secrets []string, s string) []string {
 	return secrets
 }
 
-func maskValue(v any, keys []string) any {
+// maskValue returns v with its secrets masked, and whether it hid any.
+// What has no secret is returned as it is, not copied: masking the
+// arguments of a call that has none allocates nothing.
+func maskValue(v any, keys []string) (any, bool) {
 	switch x := v.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(x))
+		var out map[string]any
 		for k, e := range x {
-			if isSecretKey(k, keys) {
-				out[k] = Masked
-			} else {
-				out[k] = maskValue(e, keys)
+			masked, changed := any(Masked), true
+			if !isSecretKey(k, keys) {
+				masked, changed = maskValue(e, keys)
 			}
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = maps.Clone(x)
+			}
+			out[k] = masked
 		}
-		return out
+		if out == nil {
+			return v, false
+		}
+		return out, true
 	case []any:
-		out := make([]any, len(x))
+		var out []any
 		for i, e := range x {
-			out[i] = maskValue(e, keys)
+			masked, changed := maskValue(e, keys)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = slices.Clone(x)
+			}
+			out[i] = masked
 		}
-		return out
+		if out == nil {
+			return v, false
+		}
+		return out, true
 	case string:
-		return credentialInText.ReplaceAllString(x, "$1 "+Masked)
+		if !credentialInText.MatchString(x) {
+			return v, false
+		}
+		return credentialInText.ReplaceAllString(x, "$1 "+Masked), true
 	case json.RawMessage:
 		var decoded any
 		if json.Unmarshal(x, &decoded) != nil {
-			return Masked
+			return Masked, true
 		}
-		return maskValue(decoded, keys)
+		masked, _ := maskValue(decoded, keys)
+		return masked, true
 	}
-	return v
+	return v, false
 }
 
 func isSecretKey(key string, keys []string) bool {
