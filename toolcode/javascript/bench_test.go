@@ -76,13 +76,25 @@ return r.reduce((s, x) => s + x.sum, 0);`}
 			require.NoError(b, err)
 		}
 	})
-	// The cost of starting one execution: a fresh runtime, the tools
-	// installed, a program that returns at once.
+	// The cost of starting one execution: a runtime (a spare, made
+	// ahead, when one is ready), the tools installed, a program that
+	// returns at once.
 	b.Run("calls=0", func(b *testing.B) {
 		p := toolcode.ExecuteParams{Code: `return 1;`}
 		b.ReportAllocs()
 		for b.Loop() {
 			_, err := x.Execute(ctx, p)
+			require.NoError(b, err)
+		}
+	})
+	// The same, each runtime made when its execution starts: no spare
+	// made ahead.
+	b.Run("nospare/calls=0", func(b *testing.B) {
+		fresh := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(javascript.New(javascript.WithSpareRuntimes(0))))
+		p := toolcode.ExecuteParams{Code: `return 1;`}
+		b.ReportAllocs()
+		for b.Loop() {
+			_, err := fresh.Execute(ctx, p)
 			require.NoError(b, err)
 		}
 	})

@@ -40,9 +40,10 @@ func testProgram(t testing.TB, code string) toolcode.Program {
 
 func newTestRun(t testing.TB) *run {
 	t.Helper()
-	r := newRun(context.Background(), New(), testProgram(t, ""), nil)
+	r, err := New().newRun()
+	require.NoError(t, err)
+	r.ctx, r.prog, r.limit = context.Background(), testProgram(t, ""), 2
 	t.Cleanup(r.close)
-	require.NoError(t, r.install())
 	return r
 }
 

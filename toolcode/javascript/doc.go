@@ -61,7 +61,11 @@
 // # Cost
 //
 // Each execution gets a fresh runtime; runtimes are never reused, since a
-// program may change its globals. An engine keeps the compiled form of
+// program may change its globals. An engine makes them ahead of need
+// ([WithSpareRuntimes]): after an execution takes a spare, a goroutine
+// makes the next, with the tools installed and the Promise machinery
+// built, so that an execution finding one starts in less than half the
+// time. An engine keeps the compiled form of
 // recent programs ([WithProgramCache]), which holds no state of the runs
 // that used it. Values cross between the program and Go directly when
 // they are plain data, and through JSON text otherwise, with the same

@@ -37,6 +37,9 @@ type Engine struct {
 	transform func(code string) (js string, m *sourcemap.Consumer, err error)
 	// cache keeps compiled programs; nil keeps none.
 	cache *programCache
+	// spares are runtimes made ahead of the executions that take them.
+	spares  spares
+	nSpares int
 }
 
 var _ toolcode.Engine = (*Engine)(nil)
@@ -60,11 +63,13 @@ func WithMaxCallStackSize(n int) Option {
 func New(opts ...Option) *Engine {
 	e := &Engine{
 		language: LanguageJavaScript, maxStack: DefaultMaxCallStackSize, maxBuiltin: DefaultMaxBuiltinSize,
-		cache: newProgramCache(DefaultProgramCacheEntries, DefaultProgramCacheBytes),
+		cache:   newProgramCache(DefaultProgramCacheEntries, DefaultProgramCacheBytes),
+		nSpares: DefaultSpareRuntimes,
 	}
 	for _, o := range opts {
 		o(e)
 	}
+	e.spares = spares{make: e.newRun, ready: make(chan *run, e.nSpares)}
 	return e
 }
 
@@ -80,13 +85,18 @@ func (e *Engine) Execute(ctx context.Context, prog toolcode.Program) (value json
 	if err != nil {
 		return nil, err
 	}
-	r := newRun(ctx, e, prog, c.pos)
+	r, err := e.spares.take()
+	if err != nil {
+		return nil, errors.Errorf(errors.Internal, "javascript engine: prepare a runtime: %v", err)
+	}
 	defer r.close()
-	return r.execute(c)
+	return r.execute(ctx, prog, c)
 }
 
-// run is one execution: a runtime and the loop that owns it. Everything
-// but the tool calls' goroutines runs on the goroutine of execute.
+// run is one execution: a runtime and the loop that owns it. It is made
+// ahead of its program (see [spares]); execute gives it the program.
+// Everything but the tool calls' goroutines runs on the goroutine of
+// execute.
 type run struct {
 	ctx        context.Context
 	vm         *goja.Runtime
@@ -116,15 +126,26 @@ type run struct {
 	errorCtor  goja.Value
 }
 
-func newRun(ctx context.Context, e *Engine, prog toolcode.Program, pos *positionMap) *run {
+// newRun makes a runtime ready for any program: the stack bound set, the
+// tools and console installed, and the built-ins every program needs
+// built.
+func (e *Engine) newRun() (*run, error) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(e.maxStack)
-	limit := prog.Limits.Concurrency
-	if limit <= 0 {
-		limit = 1
+	r := &run{vm: vm, stack: e.maxStack, maxBuiltin: e.maxBuiltin}
+	if err := r.install(); err != nil {
+		return nil, err
 	}
-	return &run{ctx: ctx, vm: vm, prog: prog, pos: pos, limit: limit, stack: e.maxStack, maxBuiltin: e.maxBuiltin}
+	if _, err := vm.RunProgram(warmUp); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
+
+// warmUp is what a runtime runs before its program: a call of an async
+// function (every program is one) builds the Promise machinery, a third
+// of what goja builds on first use for any program.
+var warmUp = goja.MustCompile("warmup.js", "(async function () {})()", false)
 
 // close stops the calls under way and waits for their goroutines.
 func (r *run) close() {
@@ -136,7 +157,9 @@ func (r *run) close() {
 	r.wg.Wait()
 }
 
-func (r *run) execute(c *compiled) (value json.RawMessage, err error) {
+func (r *run) execute(ctx context.Context, prog toolcode.Program, c *compiled) (value json.RawMessage, err error) {
+	r.ctx, r.prog, r.pos = ctx, prog, c.pos
+	r.limit = max(prog.Limits.Concurrency, 1)
 	defer func() {
 		if p := recover(); p != nil {
 			value, err = nil, errors.Errorf(errors.Internal, "javascript engine: %v", p)
@@ -145,9 +168,6 @@ func (r *run) execute(c *compiled) (value json.RawMessage, err error) {
 	stop := context.AfterFunc(r.ctx, func() { r.vm.Interrupt(r.ctx) })
 	defer stop()
 
-	if err := r.install(); err != nil {
-		return nil, r.uncatchable(err)
-	}
 	if err := r.guardBuiltins(c.guards); err != nil {
 		return nil, r.uncatchable(err)
 	}

@@ -189,3 +189,18 @@ func TestSourceMapCommentsIgnored(t *testing.T) {
 	assert.Equal(t, errors.Execution, errors.CodeOf(err))
 	assert.Contains(t, err.Error(), "line 2,")
 }
+
+// TestEachProgramHasARuntimeOfItsOwn runs more programs than the engine
+// keeps spares: what one leaves behind (a global, a changed built-in, a
+// replaced Promise) reaches none of the next.
+func TestEachProgramHasARuntimeOfItsOwn(t *testing.T) {
+	x := newExecutor(t)
+	ctx := context.Background()
+	for i := range 2 * (javascript.DefaultSpareRuntimes + 1) {
+		res, err := x.Execute(ctx, toolcode.ExecuteParams{Code: `const seen = [typeof leak, typeof [].push, typeof Promise.resolve];
+globalThis.leak = 1; Array.prototype.push = null; Promise.resolve = null;
+return seen;`})
+		require.NoError(t, err, "execution %d", i)
+		assert.JSONEq(t, `["undefined","function","function"]`, string(res.Value), "execution %d", i)
+	}
+}

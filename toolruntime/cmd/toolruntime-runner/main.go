@@ -12,4 +12,8 @@ import (
 	"github.com/metatools-go/metatools/toolruntime/runner"
 )
 
-func main() { os.Exit(runner.Main(javascript.New(), javascript.NewTypeScript())) }
+// The process runs one program: a runtime made ahead for a next one
+// would be wasted.
+var noSpare = javascript.WithSpareRuntimes(0)
+
+func main() { os.Exit(runner.Main(javascript.New(noSpare), javascript.NewTypeScript(noSpare))) }

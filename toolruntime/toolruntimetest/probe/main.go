@@ -24,5 +24,7 @@ func Main() int {
 			return 0
 		}
 	}
-	return runner.Main(javascript.New(), javascript.NewTypeScript(), New())
+	// Like toolruntime-runner, one program per process: no spare runtime.
+	noSpare := javascript.WithSpareRuntimes(0)
+	return runner.Main(javascript.New(noSpare), javascript.NewTypeScript(noSpare), New())
 }

@@ -1,0 +1,64 @@
+package javascript
+
+import "sync/atomic"
+
+// DefaultSpareRuntimes is the number of runtimes an engine keeps ready by
+// default (see [WithSpareRuntimes]).
+const DefaultSpareRuntimes = 2
+
+// WithSpareRuntimes sets how many runtimes the engine keeps ready for the
+// next executions (default [DefaultSpareRuntimes]). A spare is made on a
+// goroutine of its own after an execution takes one, so an execution
+// that finds one starts without waiting for goja to build its built-ins.
+// Each runtime still runs one program only: a spare has run nothing of
+// any program. n <= 0 makes each runtime when its execution starts. A
+// spare holds about 25 KB.
+func WithSpareRuntimes(n int) Option {
+	return func(e *Engine) { e.nSpares = max(n, 0) }
+}
+
+// spares keeps runtimes made ahead of need. Taking one starts a goroutine
+// that makes the replacements, unless one is at it already; it ends once
+// ready is full, so an idle engine has no goroutine.
+type spares struct {
+	make   func() (*run, error)
+	ready  chan *run
+	making atomic.Bool
+}
+
+// take returns a spare, or a runtime made now when none is ready.
+func (s *spares) take() (*run, error) {
+	defer s.refill()
+	select {
+	case r := <-s.ready:
+		return r, nil
+	default:
+		return s.make()
+	}
+}
+
+// refill makes spares until ready is full, on a goroutine of its own.
+func (s *spares) refill() {
+	if cap(s.ready) == 0 || !s.making.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		for {
+			for len(s.ready) < cap(s.ready) {
+				r, err := s.make()
+				if err != nil {
+					// take makes its own and reports the error.
+					s.making.Store(false)
+					return
+				}
+				s.ready <- r
+			}
+			s.making.Store(false)
+			// A take between the last check and the Store found making
+			// set and left the refill to this goroutine.
+			if len(s.ready) == cap(s.ready) || !s.making.CompareAndSwap(false, true) {
+				return
+			}
+		}
+	}()
+}
