@@ -26,13 +26,15 @@ type spares struct {
 	making atomic.Bool
 }
 
-// take returns a spare, or a runtime made now when none is ready.
+// take returns a spare, or a runtime made now when none is ready; either
+// way the replacements are made meanwhile.
 func (s *spares) take() (*run, error) {
-	defer s.refill()
 	select {
 	case r := <-s.ready:
+		s.refill()
 		return r, nil
 	default:
+		s.refill()
 		return s.make()
 	}
 }
