@@ -155,7 +155,12 @@ func TestRunnerRetriesAfterTheBackoff(t *testing.T) {
 		require.NoError(t, m.RegisterTools(ctx, idx, "demo", "demo"))
 		ss.fail = failing(1)
 		// The server goes away; the next connection attempt fails once.
-		require.NoError(t, (<-ss.sessions).Close())
+		// The connection is dropped rather than the session closed, which
+		// would wait for the requests in flight, the client's long-lived
+		// ones included, and could wait for ever (see
+		// TestServerGoneReconnects).
+		<-ss.sessions
+		require.NoError(t, (<-ss.conns).Close())
 		synctest.Wait()
 
 		runner := toolrun.New(toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{toolmodel.BackendMCP: m}), toolrun.WithIndex(idx))
