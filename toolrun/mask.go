@@ -118,7 +118,7 @@ func appendCredentials(secrets []string, s string) []string {
 
 // maskValue returns v with its secrets masked, and whether it hid any.
 // What has no secret is returned as it is, not copied: masking the
-// arguments of a call that has none allocates nothing.
+// arguments of a call that has none copies nothing.
 func maskValue(v any, keys []string) (any, bool) {
 	switch x := v.(type) {
 	case map[string]any:
