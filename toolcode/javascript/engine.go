@@ -38,8 +38,7 @@ type Engine struct {
 	// cache keeps compiled programs; nil keeps none.
 	cache *programCache
 	// spares are runtimes made ahead of the executions that take them.
-	spares  spares
-	nSpares int
+	spares spares
 }
 
 var _ toolcode.Engine = (*Engine)(nil)
@@ -63,13 +62,13 @@ func WithMaxCallStackSize(n int) Option {
 func New(opts ...Option) *Engine {
 	e := &Engine{
 		language: LanguageJavaScript, maxStack: DefaultMaxCallStackSize, maxBuiltin: DefaultMaxBuiltinSize,
-		cache:   newProgramCache(DefaultProgramCacheEntries, DefaultProgramCacheBytes),
-		nSpares: DefaultSpareRuntimes,
+		cache:  newProgramCache(DefaultProgramCacheEntries, DefaultProgramCacheBytes),
+		spares: spares{ready: make(chan *run, DefaultSpareRuntimes)},
 	}
 	for _, o := range opts {
 		o(e)
 	}
-	e.spares = spares{make: e.newRun, ready: make(chan *run, e.nSpares)}
+	e.spares.make = e.newRun
 	return e
 }
 

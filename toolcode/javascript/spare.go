@@ -14,7 +14,7 @@ const DefaultSpareRuntimes = 2
 // any program. n <= 0 makes each runtime when its execution starts. A
 // spare holds about 25 KB.
 func WithSpareRuntimes(n int) Option {
-	return func(e *Engine) { e.nSpares = max(n, 0) }
+	return func(e *Engine) { e.spares.ready = make(chan *run, max(n, 0)) }
 }
 
 // spares keeps runtimes made ahead of need. Taking one starts a goroutine
