@@ -75,16 +75,11 @@ func (r *run) logFunc() goja.Value {
 }
 
 // function makes a function of the tools, named name: a proxy whose
-// apply trap is fn, over one native function shared by all. Making it
-// costs one small object, where a native function of its own costs a
-// dozen, and goja would name it by looking its Go code up.
+// apply trap is fn, over one arrow function shared by all (see
+// [warmUp]). Making it costs one small object, where a native function of
+// its own costs a dozen, and goja would name it by looking its Go code
+// up.
 func (r *run) function(name string, fn func(args []goja.Value) goja.Value) *goja.Object {
-	if r.fnTarget == nil {
-		// A native function that does nothing: it has no property a proxy
-		// must report as it is, and it is the only one goja names by
-		// looking its Go code up.
-		r.fnTarget = r.vm.ToValue(func(goja.FunctionCall) goja.Value { return goja.Undefined() }).(*goja.Object)
-	}
 	nameValue := r.vm.ToValue(name)
 	return r.vm.ToValue(r.vm.NewProxy(r.fnTarget, &goja.ProxyTrapConfig{
 		Apply: func(_ *goja.Object, _ goja.Value, args []goja.Value) goja.Value { return fn(args) },

@@ -135,16 +135,25 @@ func (e *Engine) newRun() (*run, error) {
 	if err := r.install(); err != nil {
 		return nil, err
 	}
-	if _, err := vm.RunProgram(warmUp); err != nil {
+	target, err := vm.RunProgram(warmUp)
+	if err != nil {
 		return nil, err
 	}
+	fn, ok := target.(*goja.Object)
+	if !ok {
+		return nil, fmt.Errorf("the warm-up program returned %v, not a function", target)
+	}
+	r.fnTarget = fn
 	return r, nil
 }
 
-// warmUp is what a runtime runs before its program: a call of an async
+// warmUp is what a runtime runs before its program. A call of an async
 // function (every program is one) builds the Promise machinery, a third
-// of what goja builds on first use for any program.
-var warmUp = goja.MustCompile("warmup.js", "(async function () {})()", false)
+// of what goja builds on first use for any program. Its value is the
+// target of the tools' functions: an arrow function, callable, with no
+// property a proxy must report as it is, and made without the lookup of
+// Go code by which goja names a native function.
+var warmUp = goja.MustCompile("warmup.js", "(async function () {})(); (() => {})", false)
 
 // close stops the calls under way and waits for their goroutines.
 func (r *run) close() {

@@ -99,6 +99,27 @@ func TestNeverSettlingPromise(t *testing.T) {
 	assert.Contains(t, err.Error(), "nothing settles")
 }
 
+// TestToolFunctionsAreFunctions checks what a program sees of the
+// functions of the tools: functions named after what they run, with no
+// property of their own, that call and apply reach, and that a program
+// cannot change.
+func TestToolFunctionsAreFunctions(t *testing.T) {
+	x := newExecutor(t)
+	res, err := x.Execute(context.Background(), toolcode.ExecuteParams{Code: `
+const add = tools.math.add;
+add.extra = 1;
+return {
+  type: typeof add, name: add.name, search: tools.search.name,
+  own: Object.getOwnPropertyNames(add).filter(k => k !== "length" && k !== "name"),
+  prototype: add.prototype === undefined, extra: add.extra === undefined,
+  call: (await add.call(null, {a: 1, b: 2})).sum,
+  apply: (await tools.run.apply(null, ["math:add", {a: 2, b: 2}])).sum,
+};`})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"type": "function", "name": "math:add", "search": "search", "own": [],
+		"prototype": true, "extra": true, "call": 3, "apply": 4}`, string(res.Value))
+}
+
 func TestBadArguments(t *testing.T) {
 	x := newExecutor(t)
 	tests := []struct {
