@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -131,8 +132,10 @@ func WithSpares(n int) Option {
 // WithCacheDir keeps the machine code compiled from the module in dir as
 // well as in memory, so that another process (or the next start of this
 // one) skips the compilation, which takes seconds to minutes for the
-// runner. The directory is created if it does not exist. wazero keys its
-// entries by its own version and the module's content.
+// runner. The directory is created if it does not exist. Each module has
+// an entry of its own in dir, a directory named by a hash of its content;
+// [New] marks its module's entry as used and removes the entries of the
+// modules no backend started with for [CacheRetention], and nothing else.
 func WithCacheDir(dir string) Option {
 	return func(o *options) error {
 		if dir == "" {
@@ -175,8 +178,11 @@ func New(module []byte, opts ...Option) (*Backend, error) {
 	}
 	cache := wazero.NewCompilationCache()
 	if o.cacheDir != "" {
-		var err error
-		if cache, err = wazero.NewCompilationCacheWithDir(o.cacheDir); err != nil {
+		entry, err := openCacheEntry(o.cacheDir, module, time.Now())
+		if err == nil {
+			cache, err = wazero.NewCompilationCacheWithDir(entry)
+		}
+		if err != nil {
 			return nil, errors.Opf("wasm.New", errors.InvalidArgument, "cache directory %s: %v", o.cacheDir, err)
 		}
 	}
