@@ -19,9 +19,9 @@ import (
 // stamped into the binary: --version prints it, and the server reports
 // it to MCP clients.
 func TestBinaryVersionAgreesWithTheServer(t *testing.T) {
-	info, err := buildinfo.ReadFile(binary)
+	info, err := buildinfo.ReadFile(metatoolsBinary(t))
 	require.NoError(t, err)
-	out, err := exec.Command(binary, "--version").Output()
+	out, err := exec.Command(metatoolsBinary(t), "--version").Output()
 	require.NoError(t, err)
 	fields := strings.Fields(string(out))
 	require.Len(t, fields, 3, string(out))
@@ -40,7 +40,7 @@ func TestBinaryVersionAgreesWithTheServer(t *testing.T) {
 // from the command line: the image is announced, and saved with --out.
 func TestRunShowsServerEverythingsImage(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command(binary, "run", "--config", everythingConfig(t), "--out", dir, "everything:get-tiny-image")
+	cmd := exec.Command(metatoolsBinary(t), "run", "--config", everythingConfig(t), "--out", dir, "everything:get-tiny-image")
 	cmd.Stderr = &testWriter{t: t}
 	out, err := cmd.Output()
 	require.NoError(t, err)
@@ -64,7 +64,7 @@ func TestServeStopsCleanlyOnSignals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--drain-delay", "0")
+			cmd := exec.Command(metatoolsBinary(t), "serve", "--http", "127.0.0.1:0", "--drain-delay", "0")
 			stderr, err := cmd.StderrPipe()
 			require.NoError(t, err)
 			require.NoError(t, cmd.Start())

@@ -193,7 +193,7 @@ func TestCodeModeThroughServe(t *testing.T) {
 	npmFile(t, "@modelcontextprotocol", "sdk", "dist", "esm", "client", "index.js")
 	program, err := filepath.Abs(filepath.Join("testdata", "codemode", "summary.ts"))
 	require.NoError(t, err)
-	cmd := exec.Command("node", filepath.Join("testdata", "codemode", "client.mjs"), modules, binary, codeModeConfig(t), program)
+	cmd := exec.Command("node", filepath.Join("testdata", "codemode", "client.mjs"), modules, metatoolsBinary(t), codeModeConfig(t), program)
 	cmd.Stderr = &testWriter{t: t}
 	out, err := cmd.Output()
 	require.NoError(t, err)
@@ -241,7 +241,7 @@ func TestExecProfiles(t *testing.T) {
 		{"hardened", "wasm", []string{"wall_time", "cpu_time", "memory", "processes", "file_size", "no_host_environment", "no_host_files", "no_network", "tool_calls"}},
 	} {
 		t.Run(p.profile, func(t *testing.T) {
-			cmd := exec.Command(binary, "exec", "--config", cfg, "--profile", p.profile, "--json", program)
+			cmd := exec.Command(metatoolsBinary(t), "exec", "--config", cfg, "--profile", p.profile, "--json", program)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			out, err := cmd.Output()
@@ -271,7 +271,7 @@ func TestExecProfiles(t *testing.T) {
 
 func TestExecCommand(t *testing.T) {
 	program := filepath.Join("testdata", "codemode", "summary.ts")
-	cmd := exec.Command(binary, "exec", "--config", codeModeConfig(t), "--trace", program)
+	cmd := exec.Command(metatoolsBinary(t), "exec", "--config", codeModeConfig(t), "--trace", program)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -284,7 +284,7 @@ func TestExecCommand(t *testing.T) {
 	// A failed program exits 1, after its logs; --json says why.
 	bad := filepath.Join(t.TempDir(), "bad.js")
 	require.NoError(t, os.WriteFile(bad, []byte(`console.log("start"); await tools.math.eval({expression: "1/"})`), 0o600))
-	cmd = exec.Command(binary, "exec", "--json", bad)
+	cmd = exec.Command(metatoolsBinary(t), "exec", "--json", bad)
 	out, err = cmd.Output()
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit)

@@ -28,13 +28,13 @@ func TestExampleRunsAsPrinted(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.yaml")
 
-	example := exec.Command(binary, "config", "example")
+	example := exec.Command(metatoolsBinary(t), "config", "example")
 	example.Env = emptyEnv
 	out, err := example.Output()
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, out, 0o600))
 
-	validate := exec.Command(binary, "config", "validate", path)
+	validate := exec.Command(metatoolsBinary(t), "config", "validate", path)
 	validate.Env = emptyEnv
 	var stderr bytes.Buffer
 	validate.Stderr = &stderr
@@ -42,7 +42,7 @@ func TestExampleRunsAsPrinted(t *testing.T) {
 	require.NoError(t, err, "config validate: %s", stderr.String())
 	assert.Contains(t, string(out), path+": valid (0 MCP servers, 0 OpenAPI documents, 0 gRPC services, built-in tools on)")
 
-	serve := exec.Command(binary, "serve", "--config", path)
+	serve := exec.Command(metatoolsBinary(t), "serve", "--config", path)
 	serve.Env = emptyEnv
 	serve.Dir = dir
 	serve.Stderr = &testWriter{t: t}

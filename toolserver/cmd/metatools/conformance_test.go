@@ -64,13 +64,13 @@ type setup struct {
 }
 
 var setups = []setup{
-	{"metatools", func(*testing.T, string) []string {
-		return []string{binary, "serve", "--http", "127.0.0.1:0", "--drain-delay", "0"}
+	{"metatools", func(t *testing.T, _ string) []string {
+		return []string{metatoolsBinary(t), "serve", "--http", "127.0.0.1:0", "--drain-delay", "0"}
 	}},
 	{"metatools+upstream", func(t *testing.T, upstream string) []string {
 		path := filepath.Join(t.TempDir(), "metatools.yaml")
 		require.NoError(t, os.WriteFile(path, []byte(upstreamConfig(upstream)), 0o600))
-		return []string{binary, "serve", "--config", path, "--http", "127.0.0.1:0", "--drain-delay", "0"}
+		return []string{metatoolsBinary(t), "serve", "--config", path, "--http", "127.0.0.1:0", "--drain-delay", "0"}
 	}},
 	// The upstream alone is the control: a scenario it fails says nothing
 	// about metatools.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,49 +27,58 @@ import (
 // npm registry, pinned in toolserver/e2e/package.json; `make e2e-deps`
 // installs them, and the tests find them through npmFile (npm_test.go).
 
-// binary is the metatools binary built for these tests.
-var binary string
+// built holds the binaries the end-to-end tests run, built when a test
+// first needs them: a run that needs none (a unit test alone, fuzzing)
+// builds none.
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// metatoolsBinary returns the metatools binary built for these tests. The
+// sandbox runner is next to it, where metatools finds it: static, as
+// bubblewrap needs it, and compiled to WebAssembly.
+func metatoolsBinary(t testing.TB) string {
+	t.Helper()
+	built.once.Do(func() { built.dir, built.err = buildBinaries() })
+	require.NoError(t, built.err)
+	return filepath.Join(built.dir, "metatools")
+}
+
+func buildBinaries() (string, error) {
+	dir, err := os.MkdirTemp("", "metatools-e2e")
+	if err != nil {
+		return "", err
+	}
+	const runnerPkg = "github.com/metatools-go/metatools/toolruntime/cmd/toolruntime-runner"
+	for _, b := range []struct {
+		out, pkg string
+		env      []string
+	}{
+		{"metatools", ".", nil},
+		{runnerName, runnerPkg, []string{"CGO_ENABLED=0"}},
+		{runnerName + ".wasm", runnerPkg, []string{"GOOS=wasip1", "GOARCH=wasm"}},
+	} {
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, b.out), b.pkg)
+		build.Env = append(os.Environ(), b.env...)
+		if out, err := build.CombinedOutput(); err != nil {
+			return dir, fmt.Errorf("build %s: %w\n%s", b.pkg, err, out)
+		}
+	}
+	return dir, nil
+}
 
 func TestMain(m *testing.M) {
 	// The catalogue's search index is bleve's, which analyses documents on
 	// a process-wide pool of workers started when it is loaded, shared by
 	// every index: they are not ours to stop.
 	bleveWorkers := goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker")
-	flag.Parse()
-	// A fuzzing worker process runs only its fuzz target, which needs no
-	// binary: building one in each worker would take the time of a short
-	// fuzzing run.
-	if fuzzWorker := flag.Lookup("test.fuzzworker"); fuzzWorker != nil && fuzzWorker.Value.String() == "true" {
-		goleak.VerifyTestMain(m, bleveWorkers)
-		return
-	}
-	dir, err := os.MkdirTemp("", "metatools-e2e")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "metatools")
-	// The sandbox runner goes next to metatools, where metatools finds it,
-	// static as bubblewrap needs it.
-	const runnerPkg = "github.com/metatools-go/metatools/toolruntime/cmd/toolruntime-runner"
-	for _, b := range []struct {
-		out, pkg string
-		env      []string
-	}{
-		{binary, ".", nil},
-		{filepath.Join(dir, runnerName), runnerPkg, []string{"CGO_ENABLED=0"}},
-		{filepath.Join(dir, runnerName+".wasm"), runnerPkg, []string{"GOOS=wasip1", "GOARCH=wasm"}},
-	} {
-		build := exec.Command("go", "build", "-o", b.out, b.pkg)
-		build.Env = append(os.Environ(), b.env...)
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n", b.pkg, err)
-			_ = os.RemoveAll(dir)
-			os.Exit(1)
+	goleak.VerifyTestMain(m, bleveWorkers, goleak.Cleanup(func(int) {
+		if built.dir != "" {
+			_ = os.RemoveAll(built.dir)
 		}
-	}
-	goleak.VerifyTestMain(m, bleveWorkers, goleak.Cleanup(func(int) { _ = os.RemoveAll(dir) }))
+	}))
 }
 
 // everythingConfig writes a configuration with server-everything as an
@@ -86,7 +95,7 @@ func everythingConfig(t *testing.T) string {
 // connectStdio starts `metatools serve` with args and connects to it.
 func connectStdio(t testing.TB, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
+	cmd := exec.Command(metatoolsBinary(t), append([]string{"serve"}, args...)...)
 	cmd.Stderr = &testWriter{t: t}
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
 	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
@@ -237,7 +246,7 @@ func inspector(t *testing.T, args ...string) string {
 	bin := inspectorCommand(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", binary, "serve", "--"}, args...)...)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--cli", metatoolsBinary(t), "serve", "--"}, args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -276,7 +285,7 @@ func TestInspectorClient(t *testing.T) {
 func serveHTTP(t *testing.T, env []string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, binary, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd := exec.CommandContext(ctx, metatoolsBinary(t), append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)

@@ -44,7 +44,7 @@ func everythingUpstreams(t *testing.T, extra string, names ...string) string {
 // the legacy protocol version.
 func connectLegacy(t *testing.T, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
+	cmd := exec.Command(metatoolsBinary(t), append([]string{"serve"}, args...)...)
 	cmd.Stderr = &testWriter{t: t}
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
 	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second},
@@ -186,7 +186,7 @@ func TestServerEverythingKeepNames(t *testing.T) {
 
 func TestKeepNamesClashStopsStartUp(t *testing.T) {
 	cfg := everythingUpstreams(t, "    keepNames: true\n", "one", "two")
-	cmd := exec.Command(binary, "serve", "--config", cfg)
+	cmd := exec.Command(metatoolsBinary(t), "serve", "--config", cfg)
 	cmd.Stdin = strings.NewReader("")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

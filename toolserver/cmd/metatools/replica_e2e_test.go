@@ -73,7 +73,7 @@ func startServed(t *testing.T, env []string, args ...string) *served {
 // startAnnounced is startServed without the wait for readiness.
 func startAnnounced(t *testing.T, env []string, args ...string) *served {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(metatoolsBinary(t), append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)

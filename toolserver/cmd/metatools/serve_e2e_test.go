@@ -26,7 +26,7 @@ type rawStdio struct {
 
 func startRawStdio(t *testing.T, args ...string) *rawStdio {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
+	cmd := exec.Command(metatoolsBinary(t), append([]string{"serve"}, args...)...)
 	cmd.Stderr = &testWriter{t: t}
 	in, err := cmd.StdinPipe()
 	require.NoError(t, err)
