@@ -13,7 +13,8 @@ const (
 	// listing.
 	UpstreamConnecting = "connecting"
 	// UpstreamUp: the upstream connected and its tools are in the
-	// catalogue.
+	// catalogue. The state turns up just after the tools come: a search
+	// may find them a moment before.
 	UpstreamUp = "up"
 	// UpstreamFailed: the last connection attempt failed; it is tried
 	// again at NextRetry, unless that is zero.

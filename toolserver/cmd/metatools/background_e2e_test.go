@@ -135,8 +135,12 @@ mcpServers:
 		assert.False(t, found("sundial shadow", "slow:sundial"), "no tool of a server still connecting")
 	}
 	poll(t, "the slow server's tool", func() bool { return found("sundial shadow", "slow:sundial") })
-
-	ups = upstreams(t, cs)
+	// The state turns up once the listing that brought the tool is
+	// committed, which may wait for another upstream's listing.
+	poll(t, "the slow server up", func() bool {
+		ups = upstreams(t, cs)
+		return ups["slow"].State == "up"
+	})
 	healthy, late := ups["healthy"], ups["slow"]
 	assert.Equal(t, "up", healthy.State)
 	assert.Positive(t, healthy.Tools)
