@@ -37,6 +37,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/metatools-go/metatools/errors"
@@ -125,11 +126,24 @@ METATOOLS_TOKEN variable or the configuration (--token works too, but other
 users of the machine can read it in the process list), or --insecure-no-auth.
 `
 
+// helpWords ask for help, as a command or as the first word after one:
+// "help help" is the usage, not "help -h" once more.
+var helpWords = []string{"help", "-h", "-help", "--help"}
+
 // run runs the command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
+	}
+	if slices.Contains(helpWords, args[0]) {
+		rest := args[1:]
+		if len(rest) == 0 || slices.Contains(helpWords, rest[0]) {
+			fmt.Fprint(stdout, usage)
+			return exitOK
+		}
+		// "help config validate" is "config validate -h".
+		return run(ctx, append(rest[:len(rest):len(rest)], "-h"), stdin, stdout, stderr)
 	}
 	env := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	var err error
@@ -152,13 +166,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = env.stats(ctx, rest)
 	case "version", "--version", "-version", "-v":
 		err = env.version(rest)
-	case "help", "-h", "-help", "--help":
-		if len(rest) == 0 {
-			fmt.Fprint(stdout, usage)
-			return exitOK
-		}
-		// "help config validate" is "config validate -h".
-		return run(ctx, append(rest[:len(rest):len(rest)], "-h"), stdin, stdout, stderr)
 	default:
 		err = usagef("unknown command %q", cmd)
 	}

@@ -91,7 +91,7 @@ func TestEveryCommandRefusesAnUnknownFlagWithItsUsage(t *testing.T) {
 }
 
 func TestTopLevelHelp(t *testing.T) {
-	for _, args := range [][]string{{"-h"}, {"--help"}, {"-help"}, {"help"}} {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"-help"}, {"help"}, {"help", "help"}, {"help", "-h"}, {"-h", "-h"}, {"--help", "help"}} {
 		code, stdout, stderr := cli(t, "", args...)
 		assert.Equal(t, exitOK, code, args)
 		assert.Empty(t, stderr)
