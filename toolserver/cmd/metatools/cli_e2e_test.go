@@ -59,8 +59,8 @@ func TestServeStopsCleanlyOnSignals(t *testing.T) {
 		signal os.Signal
 		want   string
 	}{
-		{"SIGINT", os.Interrupt, "metatools: interrupt received, stopped"},
-		{"SIGTERM", syscall.SIGTERM, "metatools: terminated received, stopped"},
+		{"SIGINT", os.Interrupt, "metatools: SIGINT received, stopped"},
+		{"SIGTERM", syscall.SIGTERM, "metatools: SIGTERM received, stopped"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

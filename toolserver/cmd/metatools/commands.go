@@ -305,7 +305,7 @@ func (e *env) stopped(ctx context.Context, err error) error {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "metatools: %v received, stopped\n", sig.sig)
+	fmt.Fprintf(e.stderr, "metatools: %s received, stopped\n", sig.name())
 	return nil
 }
 

@@ -74,7 +74,19 @@ func signalContext() (context.Context, context.CancelFunc) {
 // when a signal asks the process to stop.
 type stopSignal struct{ sig os.Signal }
 
-func (s stopSignal) Error() string { return "stopped by " + s.sig.String() }
+func (s stopSignal) Error() string { return "stopped by " + s.name() }
+
+// name is the signal's name as a user writes it (Go's own is
+// "interrupt" or "terminated").
+func (s stopSignal) name() string {
+	switch s.sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.sig.String()
+}
 
 // Exit codes.
 const (

@@ -302,7 +302,7 @@ func TestSIGTERMDrainsAndFinishesRunningCalls(t *testing.T) {
 	assert.Contains(t, resultText(o.res), "slow answer", "the running call answers with its real result")
 
 	s.await(t, "metatools: every request finished")
-	s.await(t, "metatools: terminated received, stopped")
+	s.await(t, "metatools: SIGTERM received, stopped")
 	require.NoError(t, s.cmd.Wait(), "exit status 0")
 	exited := time.Since(sent)
 	assert.Equal(t, 0, s.cmd.ProcessState.ExitCode())
