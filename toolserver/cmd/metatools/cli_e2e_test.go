@@ -10,7 +10,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -95,4 +97,36 @@ func TestServeStdioStopsCleanlyOnSIGINT(t *testing.T) {
 	p.initialize(t)
 	require.NoError(t, p.cmd.Process.Signal(os.Interrupt))
 	require.NoError(t, p.cmd.Wait(), "exit status 0")
+}
+
+// TestServeLogLevel runs a client session against `serve --log-level`:
+// at info, the default, the session's start is logged; at warn nothing
+// is. A level that is none is a usage error.
+func TestServeLogLevel(t *testing.T) {
+	for _, tt := range []struct {
+		args     []string
+		wantInfo bool
+	}{
+		{nil, true},
+		{[]string{"--log-level", "info"}, true},
+		{[]string{"--log-level", "warn"}, false},
+		{[]string{"--log-level", "ERROR"}, false},
+	} {
+		t.Run(strings.Join(append([]string{"level"}, tt.args...), " "), func(t *testing.T) {
+			var stderr strings.Builder
+			cmd := exec.Command(metatoolsBinary(t), append([]string{"serve"}, tt.args...)...)
+			cmd.Stderr = &stderr
+			client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+			cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+			require.NoError(t, err)
+			_, err = cs.ListTools(t.Context(), nil)
+			require.NoError(t, err)
+			require.NoError(t, cs.Close())
+			// Close waited for the process: its standard error is whole.
+			assert.Equal(t, tt.wantInfo, strings.Contains(stderr.String(), "level=INFO"), stderr.String())
+		})
+	}
+	code, _, stderr := cli(t, "", "serve", "--log-level", "loud")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `invalid value "loud" for flag -log-level`)
 }

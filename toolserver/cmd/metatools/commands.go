@@ -247,6 +247,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	fs.Var(&tokens, "token", "bearer `token` HTTP clients must present (repeatable); other users of the machine can read it in the process list: prefer --token-file or METATOOLS_TOKEN")
 	tokenFile := fs.String("token-file", "", "read the bearer tokens HTTP clients must present from `file`, one a line")
 	insecure := fs.Bool("insecure-no-auth", false, "serve HTTP beyond the loopback interface without authentication, to anyone who can reach it")
+	var level slog.Level
+	fs.TextVar(&level, "log-level", slog.LevelInfo, "log at `level` and above: debug, info, warn or error; debug also streams the upstreams' standard error")
 	drain := fs.Duration("drain-delay", defaultDrainDelay, "once told to stop, answer 503 on "+readyzPath+" but serve HTTP on for `duration` before no longer accepting (overrides server.http.drainDelay; 0: at once)")
 	if rest, err := parse(fs, args); err != nil {
 		return err
@@ -262,7 +264,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if drainFlag != nil && *drainFlag < 0 {
 		return usagef("--drain-delay must not be negative, got %s", *drainFlag)
 	}
-	s, err := e.open(ctx, c, slog.LevelInfo)
+	s, err := e.open(ctx, c, level)
 	if err != nil {
 		return err
 	}

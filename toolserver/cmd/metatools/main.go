@@ -112,16 +112,16 @@ const usage = `metatools: one MCP server for all your tools.
 
 Usage:
   metatools serve [--config FILE] [--http ADDR] [--stateless] [--token-file FILE]
-                  [--insecure-no-auth] [--drain-delay D]
+                  [--insecure-no-auth] [--drain-delay D] [--log-level L]
   metatools search [--config FILE] [--namespace NS] [--limit N] QUERY...
   metatools describe [--config FILE] [--level summary|schema|full] ID
-  metatools run [--config FILE] [--backend ID] [--out DIR] ID [JSON | @FILE | -]
+  metatools run [--config FILE] [--backend ID] [--timeout D] [--out DIR] ID [JSON | @FILE | -]
   metatools tools [--config FILE] [--namespace NS]
-  metatools exec [--config FILE] [--language L] [--timeout D] [--trace] FILE | -
+  metatools exec [--config FILE] [--language L] [--timeout D] [--profile P] [--trace] FILE | -
   metatools config validate FILE
   metatools config import FILE
   metatools config example
-  metatools stats [--tools FILE.jsonl] [--query Q]
+  metatools stats [--tools FILE.jsonl] [--query Q] [--limit N]
   metatools version
   metatools help [COMMAND]
 
