@@ -284,20 +284,45 @@ func compactJSON(v any) string {
 	return string(raw)
 }
 
-func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, error) {
-	limit := in.Limit
+// SearchTools answers as search_tools does, without MCP: up to req.Limit
+// (the server's search limit when zero) of the tools the server offers
+// (those its runner's authorization policies do not refuse) that match
+// req.Query, or all of them, in order, when the query is blank; and the
+// cursor of what follows, empty at the end. The metatools command's
+// search and tools use it, so that a terminal sees what an agent sees.
+func (s *Server) SearchTools(ctx context.Context, req toolindex.SearchRequest) (tools []toolindex.Summary, nextCursor string, err error) {
+	limit := req.Limit
 	if limit == 0 {
 		limit = s.searchLimit
 	}
-	fetch := func(cursor string, limit int) (toolindex.Page, error) {
-		return s.index.Search(ctx, toolindex.SearchRequest{Query: in.Query, Namespace: in.Namespace, Cursor: cursor, Limit: limit})
+	if limit < 0 {
+		return nil, "", errors.Opf(ToolSearch, errors.InvalidArgument, "limit %d is negative", limit)
 	}
-	if strings.TrimSpace(in.Query) == "" {
+	fetch := func(cursor string, limit int) (toolindex.Page, error) {
+		return s.index.Search(ctx, toolindex.SearchRequest{Query: req.Query, Namespace: req.Namespace, Cursor: cursor, Limit: limit})
+	}
+	if strings.TrimSpace(req.Query) == "" {
 		fetch = func(cursor string, limit int) (toolindex.Page, error) {
-			return s.index.List(ctx, toolindex.ListRequest{Namespace: in.Namespace, Cursor: cursor, Limit: limit})
+			return s.index.List(ctx, toolindex.ListRequest{Namespace: req.Namespace, Cursor: cursor, Limit: limit})
 		}
 	}
-	items, next, err := s.offeredPage(ctx, fetch, in.Cursor, limit)
+	return s.offeredPage(ctx, fetch, req.Cursor, limit)
+}
+
+// DescribeTool answers as describe_tool does, without MCP: the
+// documentation of a tool at level; a tool the server does not offer is
+// not found, as an unknown one is. The metatools command's describe uses
+// it.
+func (s *Server) DescribeTool(ctx context.Context, id string, level tooldocs.DetailLevel) (tooldocs.Doc, error) {
+	doc, err := s.docs.Describe(ctx, id, level)
+	if err = s.describable(ctx, ToolDescribe, id, err); err != nil {
+		return tooldocs.Doc{}, err
+	}
+	return doc, nil
+}
+
+func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, error) {
+	items, next, err := s.SearchTools(ctx, toolindex.SearchRequest{Query: in.Query, Namespace: in.Namespace, Cursor: in.Cursor, Limit: in.Limit})
 	if err != nil {
 		return toolError(err), nil
 	}
@@ -388,8 +413,8 @@ func (s *Server) describe(ctx context.Context, _ *mcp.CallToolRequest, in descri
 			return toolError(e), nil
 		}
 	}
-	doc, err := s.docs.Describe(ctx, in.ID, level)
-	if err = s.describable(ctx, ToolDescribe, in.ID, err); err != nil {
+	doc, err := s.DescribeTool(ctx, in.ID, level)
+	if err != nil {
 		return toolError(err), nil
 	}
 	if in.Format == "typescript" {

@@ -330,23 +330,25 @@ func (e *env) search(ctx context.Context, args []string) error {
 	if len(rest) == 0 {
 		return usagef("search needs a query")
 	}
+	if *limit < 0 {
+		return usagef("--limit must not be negative, got %d", *limit)
+	}
 	s, err := e.openReady(ctx, c, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	cat := s.cat
-	page, err := cat.Index.Search(ctx, toolindex.SearchRequest{Query: strings.Join(rest, " "), Namespace: *namespace, Limit: *limit})
+	found, _, err := s.srv.SearchTools(ctx, toolindex.SearchRequest{Query: strings.Join(rest, " "), Namespace: *namespace, Limit: *limit})
 	if err != nil {
 		return err
 	}
 	if c.json {
-		return e.printJSON(page.Items)
+		return e.printJSON(found)
 	}
-	if len(page.Items) == 0 {
+	if len(found) == 0 {
 		fmt.Fprintln(e.stdout, "No tool matches.")
 	}
-	for i, t := range page.Items {
+	for i, t := range found {
 		fmt.Fprintf(e.stdout, "%2d. %s\n    %s\n", i+1, t.ID, t.Description)
 	}
 	return nil
@@ -373,8 +375,7 @@ func (e *env) describe(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
-	cat := s.cat
-	doc, err := cat.Docs.Describe(ctx, rest[0], level)
+	doc, err := s.srv.DescribeTool(ctx, rest[0], level)
 	if err != nil {
 		return err
 	}
@@ -539,10 +540,18 @@ func (e *env) tools(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
-	cat := s.cat
-	all, err := listAll(ctx, cat.Index, *namespace)
-	if err != nil {
-		return err
+	var all []toolindex.Summary
+	req := toolindex.SearchRequest{Namespace: *namespace, Limit: toolindex.MaxPageSize}
+	for {
+		page, next, err := s.srv.SearchTools(ctx, req)
+		if err != nil {
+			return err
+		}
+		all = append(all, page...)
+		if next == "" {
+			break
+		}
+		req.Cursor = next
 	}
 	if c.json {
 		return e.printJSON(all)

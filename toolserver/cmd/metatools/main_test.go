@@ -90,6 +90,31 @@ func TestSearchDescribeRunTools(t *testing.T) {
 	assert.Contains(t, stdout, "tools\n")
 }
 
+// TestPolicyHidesToolsAtTheTerminal checks that search, describe and
+// tools show what an agent is offered: a tool the policy denies is
+// neither found, nor described, nor listed.
+func TestPolicyHidesToolsAtTheTerminal(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "metatools.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("policy: {deny: [\"math:*\"]}\n"), 0o600))
+
+	code, stdout, stderr := cli(t, "", "search", "--config", cfg, "evaluate", "an", "arithmetic", "expression")
+	require.Equal(t, exitOK, code, stderr)
+	assert.NotContains(t, stdout, "math:")
+
+	code, _, stderr = cli(t, "", "describe", "--config", cfg, "math:eval")
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, stderr, "no tool with this ID")
+
+	code, stdout, _ = cli(t, "", "tools", "--config", cfg)
+	require.Equal(t, exitOK, code)
+	assert.NotContains(t, stdout, "math:")
+	assert.Contains(t, stdout, "time:now")
+
+	code, _, stderr = cli(t, "", "search", "--limit", "-1", "time")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--limit must not be negative")
+}
+
 func TestRunFailures(t *testing.T) {
 	tests := []struct {
 		name string
