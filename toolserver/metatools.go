@@ -470,7 +470,7 @@ func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest,
 	}
 	res, err := s.runner.Run(onBehalfOf(ctx, req), id, args, opts)
 	if err != nil {
-		return nil, toolError(err)
+		return nil, toolError(s.whileConnecting(err))
 	}
 	if res.ToolError != nil {
 		return nil, withContent(toolError(res.ToolError), res)

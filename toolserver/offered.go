@@ -48,7 +48,7 @@ func unknownTool(op, id string) *errors.Error {
 // or nil when id is offered and documented.
 func (s *Server) describable(ctx context.Context, op, id string, err error) error {
 	if errors.CodeOf(err) == errors.NotFound || (err == nil && !s.offered(ctx, id)) {
-		return unknownTool(op, id)
+		return s.whileConnecting(unknownTool(op, id))
 	}
 	return err
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/metatools-go/metatools/errors"
 )
 
 // The states of an upstream in [UpstreamStatus].
@@ -82,4 +84,28 @@ func statusText(ups []UpstreamStatus, now time.Time) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// whileConnecting returns err, when it says a tool was not found while
+// upstreams are still connecting, with their names added and marked
+// retryable: the tool may be one of theirs, not there yet, and an agent
+// can tell that from a tool that will not come.
+func (s *Server) whileConnecting(err error) error {
+	var e *errors.Error
+	if s.upstreamStatus == nil || errors.CodeOf(err) != errors.NotFound || !errors.As(err, &e) {
+		return err
+	}
+	var connecting []string
+	for _, u := range s.upstreamStatus() {
+		if u.State == UpstreamConnecting {
+			connecting = append(connecting, u.Name)
+		}
+	}
+	if len(connecting) == 0 {
+		return err
+	}
+	hinted := *e
+	hinted.Err = fmt.Errorf("%w (upstreams still connecting, whose tools are not listed yet: %s; try again once list_namespaces reports them up)", e.Err, strings.Join(connecting, ", "))
+	hinted.Retryable = true
+	return &hinted
 }
