@@ -46,6 +46,8 @@
 // object per namespace and one method per tool, argument and result
 // interfaces, JSDoc from descriptions and constraints, enums as literal
 // unions, and named (possibly recursive) types for $ref targets.
+// A tool that the names an engine keeps for itself on tools would hide
+// ([ReservedNames]) is declared as an overload of run, called by its ID.
 // [Store.TypeScript] does the same for tools the Store documents, by ID,
 // so that a describe_tool can return one tool's declaration; it is the
 // [Declarer] interface, which a consumer holding a Describer discovers

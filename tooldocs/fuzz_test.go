@@ -2,6 +2,7 @@ package tooldocs_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -176,7 +177,7 @@ func FuzzTypeScript(f *testing.F) {
 	f.Add([]byte(`{"properties":{"*/":{"description":"*/ end","enum":["*/",{"*/":1}],"pattern":"*/"}},"x-ext":{"s":{"type":"string"}},"required":["r"]}`))
 	f.Add([]byte(`{"prefixItems":[{"type":"string"}],"items":[{"type":"number"}],"minItems":-1,"exclusiveMinimum":true,"required":true}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tool := toolmodel.Tool{Namespace: "ns"}
+		tool := toolmodel.Tool{Namespace: "app"}
 		tool.Name = "t"
 		tool.InputSchema = json.RawMessage(data)
 		tool.OutputSchema = json.RawMessage(data)
@@ -198,4 +199,90 @@ func FuzzTypeScript(f *testing.F) {
 			t.Fatalf("terse TypeScript(%s) is not well-formed: %v\n%s", data, err, terse)
 		}
 	})
+}
+
+// FuzzTypeScriptNames renders declarations of a tool with an arbitrary
+// root, namespace and name: a root that is not an identifier or is a
+// reserved word ("class", "delete", "interface") and a name that breaks
+// the name rules are refused with invalid_argument; otherwise the output is
+// well-formed TypeScript (whose checker refuses a reserved word after
+// `declare const`) and declares the tool in the form the engines support:
+// root.<namespace>.<name>(args), or an overload of run by ID when a name
+// is reserved ([tooldocs.ReservedNames]).
+func FuzzTypeScriptNames(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"tools", "app", "t"}, {"api", "", "t"}, {"class", "app", "t"}, {"delete", "app", "t"},
+		{"interface", "app", "t"}, {"await", "app", "t"}, {"1x", "app", "t"}, {"", "app", "t"},
+		{"tools", "run", "echo"}, {"tools", "", "ns"}, {"tools", "ns", "inner"}, {"tools", "", "then"},
+		{"tools", "then", "x"}, {"tools", "app", "then"}, {"tools", "12306-mcp", "then"},
+		{"tools", "class", "delete"}, {"tools", "a:b", "t"}, {"yield", "then", "x"},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, root, namespace, name string) {
+		tool := toolmodel.Tool{Namespace: namespace}
+		tool.Name = name
+		tool.InputSchema = json.RawMessage(`{"type":"object"}`)
+		out, err := tooldocs.TypeScript([]toolmodel.Tool{tool}, tooldocs.TypeScriptOptions{Root: root})
+		badNames := toolmodel.ValidateName(name) != nil || namespace != "" && toolmodel.ValidateName(namespace) != nil
+		if slices.Contains(jsReservedWords, root) && err == nil {
+			t.Fatalf("TypeScript accepts the reserved word %q as root:\n%s", root, out)
+		}
+		if err != nil {
+			if !errors.Is(err, errors.ErrInvalidArgument) {
+				t.Fatalf("TypeScript(%q, %q, %q): %v, want invalid_argument", root, namespace, name, err)
+			}
+			if !badNames && isRootName(root) {
+				t.Fatalf("TypeScript(%q, %q, %q) refuses valid names: %v", root, namespace, name, err)
+			}
+			return
+		}
+		if badNames {
+			t.Fatalf("TypeScript(%q, %q, %q) accepts invalid names", root, namespace, name)
+		}
+		if err := checkTypeScript(out); err != nil {
+			t.Fatalf("TypeScript(%q, %q, %q) is not well-formed: %v\n%s", root, namespace, name, err, out)
+		}
+		byID := tooldocs.IsReservedName(namespace) || namespace == "" && tooldocs.IsReservedName(name) ||
+			namespace != "" && name == "then"
+		want := "\n  " + tsProperty(name) + "(args"
+		if namespace != "" {
+			want = "\n  " + tsProperty(namespace) + ": {\n    " + tsProperty(name) + "(args"
+		}
+		if byID {
+			id, _ := json.Marshal(tool.ID())
+			want = "\n  run(id: " + string(id) + ", args"
+		}
+		if !strings.Contains(out, want) {
+			t.Fatalf("TypeScript(%q, %q, %q) does not declare %q:\n%s", root, namespace, name, want, out)
+		}
+	})
+}
+
+// isRootName reports whether s may name the root: an ASCII identifier
+// that is not a reserved word, or empty (the default).
+func isRootName(s string) bool {
+	if s == "" {
+		return true
+	}
+	if slices.Contains(jsReservedWords, s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// tsProperty is name as a property of an object type: as is when it is an
+// identifier, quoted otherwise.
+func tsProperty(name string) string {
+	if isRootName(name) || slices.Contains(jsReservedWords, name) {
+		return name
+	}
+	q, _ := json.Marshal(name)
+	return string(q)
 }

@@ -137,6 +137,18 @@ func lexTS(src string) ([]tsToken, error) {
 // tsKeywordTypes are the type keywords and literal keywords.
 var tsKeywordTypes = []string{"string", "number", "boolean", "null", "undefined", "unknown", "never", "any", "object", "void", "true", "false", "symbol", "bigint"}
 
+// jsReservedWords are the words that cannot name a constant in strict
+// code: ECMAScript's reserved words and strict mode reserved words
+// (ECMAScript 2025 §12.7.2), and arguments and eval (§13.1.1). The
+// checker keeps its own list, to check tooldocs' refusal of such a Root.
+var jsReservedWords = []string{
+	"await", "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do",
+	"else", "enum", "export", "extends", "false", "finally", "for", "function", "if", "import", "in",
+	"instanceof", "new", "null", "return", "super", "switch", "this", "throw", "true", "try", "typeof",
+	"var", "void", "while", "with", "yield", "implements", "interface", "let", "package", "private",
+	"protected", "public", "static", "arguments", "eval",
+}
+
 // tsGenerics are the library generics the renderer may use, with their
 // arity.
 var tsGenerics = map[string]int{"Promise": 1, "Record": 2, "Array": 1}
@@ -226,8 +238,12 @@ func (p *tsParser) decl() error {
 		if _, err := p.expect(tkIdent, "const"); err != nil {
 			return err
 		}
-		if _, err := p.expect(tkIdent, ""); err != nil {
+		name, err := p.expect(tkIdent, "")
+		if err != nil {
 			return err
+		}
+		if slices.Contains(jsReservedWords, name.text) {
+			return fmt.Errorf("line %d: %s is a reserved word", name.line, name.text)
 		}
 		if _, err := p.expect(tkPunct, ":"); err != nil {
 			return err
@@ -235,7 +251,7 @@ func (p *tsParser) decl() error {
 		if err := p.typ(); err != nil {
 			return err
 		}
-		_, err := p.expect(tkPunct, ";")
+		_, err = p.expect(tkPunct, ";")
 		return err
 	}
 	t := p.peek()
@@ -245,7 +261,7 @@ func (p *tsParser) decl() error {
 // members parses the members of an object type up to its closing brace,
 // which it consumes.
 func (p *tsParser) members() error {
-	seen := map[string]bool{}
+	seen := map[string]string{}
 	for !p.accept(tkPunct, "}") {
 		t := p.peek()
 		switch {
@@ -262,10 +278,10 @@ func (p *tsParser) members() error {
 			if _, err := p.expect(tkPunct, "]"); err != nil {
 				return err
 			}
-			if seen["[index]"] {
+			if seen["[index]"] != "" {
 				return fmt.Errorf("line %d: second index signature", t.line)
 			}
-			seen["[index]"] = true
+			seen["[index]"] = "index"
 			if err := p.annotation(); err != nil {
 				return err
 			}
@@ -279,12 +295,21 @@ func (p *tsParser) members() error {
 			if t.kind == tkString {
 				name, _ = strconv.Unquote(t.text)
 			}
-			if seen[name] {
+			optional := p.accept(tkPunct, "?")
+			// Methods may be overloaded: a name declared again must be
+			// a method each time, optional each time or never.
+			kind := "property"
+			if p.at(tkPunct, "(") {
+				kind = "method"
+				if optional {
+					kind = "optional method"
+				}
+			}
+			if prev, ok := seen[name]; ok && (prev != kind || kind == "property") {
 				return fmt.Errorf("line %d: member %q is declared twice", t.line, name)
 			}
-			seen[name] = true
-			p.accept(tkPunct, "?")
-			if p.at(tkPunct, "(") {
+			seen[name] = kind
+			if kind != "property" {
 				if err := p.signature(); err != nil {
 					return err
 				}
@@ -437,6 +462,7 @@ func (p *tsParser) primary() error {
 func TestCheckTypeScript(t *testing.T) {
 	good := []string{
 		"interface A { b?: string; \"c-d\": number[]; e(args?: {}): Promise<unknown>; (x: A): null; [key: string]: unknown }\ndeclare const a: A;\n",
+		"interface A { run(id: \"a\", args: {}): Promise<unknown>; run(id: \"b:c\", args?: A): Promise<A>; }\n",
 		"type T = [string, number?, ...boolean[]] | { [key: string]: T } & { x: -1 } | (\"a\" | 2)[];\n",
 		"/** doc * / with stars */ type U = never;\n",
 	}
@@ -445,6 +471,10 @@ func TestCheckTypeScript(t *testing.T) {
 	}
 	bad := map[string]string{
 		"interface A { b: string; b?: number }":                             "declared twice",
+		"interface A { b(): A; b: A }":                                      "declared twice",
+		"interface A { b(): A; b?(): A }":                                   "declared twice",
+		"interface A { b: A; b: A }":                                        "declared twice",
+		"interface Class {}\ndeclare const class: Class;":                   "reserved word",
 		"type A = string;\ninterface A {}":                                  "declared twice",
 		"type A = B;":                                                       "not declared",
 		"type A = Promise<string, number>;":                                 "type arguments",

@@ -22,6 +22,64 @@ import (
 // calls tools, unless [TypeScriptOptions.Root] names another.
 const DefaultTypeScriptRoot = "tools"
 
+// reservedNames are the members of the root object that a code-mode
+// engine answers itself; see [ReservedNames].
+var reservedNames = [...]string{"run", "search", "namespaces", "describe", "examples", "chain", "ns", "log", "then"}
+
+// ReservedNames returns the names a code-mode engine keeps for itself on
+// the root object ([TypeScriptOptions.Root], "tools"), so that they do not
+// name a namespace or a tool there: its own functions run, search,
+// namespaces, describe, examples, chain, ns and log, and then, which is
+// undefined on the root and on every namespace object so that awaiting one
+// yields it instead of calling a tool.
+//
+// This is the contract between [TypeScript] and the engines (the engines
+// of toolcode/javascript and toolcode/quickjs answer exactly these
+// names): a program reaches the tool namespace:name as
+// root.<namespace>.<name>(args), and a tool without namespace as
+// root.<name>(args), unless the namespace (or the namespace-less tool's
+// name) is reserved, or the name of a tool in a namespace is then. Such a
+// tool is reached by its ID, root.run("<id>", args), and TypeScript
+// declares it so, as an overload of run. The result is a new slice.
+func ReservedNames() []string { return slices.Clone(reservedNames[:]) }
+
+// IsReservedName reports whether name is one of [ReservedNames]: a member
+// of the root object that is not a namespace or a tool.
+func IsReservedName(name string) bool {
+	for _, r := range reservedNames {
+		if name == r {
+			return true
+		}
+	}
+	return false
+}
+
+// declaredByID reports whether a program reaches t only by its ID, with
+// root.run (see [ReservedNames]).
+func declaredByID(t *toolmodel.Tool) bool {
+	if t.Namespace == "" {
+		return IsReservedName(t.Name)
+	}
+	return IsReservedName(t.Namespace) || t.Name == "then"
+}
+
+// reservedWords are the words a Root cannot be, although they are
+// identifiers: `declare const <word>` does not parse (or is an early error
+// in strict code, which TypeScript's strict mode applies). They are the
+// ReservedWord production of ECMAScript 2025 (§12.7.2, await and yield
+// included), the words reserved in strict mode code (§12.7.2 and §13.1.1:
+// implements, interface, let, package, private, protected, public,
+// static), which TypeScript calls its strict mode reserved words, and
+// arguments and eval, which strict code cannot declare (§13.1.1).
+var reservedWords = [...]string{
+	"await", "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete",
+	"do", "else", "enum", "export", "extends", "false", "finally", "for", "function", "if", "import",
+	"in", "instanceof", "new", "null", "return", "super", "switch", "this", "throw", "true", "try",
+	"typeof", "var", "void", "while", "with", "yield",
+	"implements", "interface", "let", "package", "private", "protected", "public", "static",
+	"arguments", "eval",
+}
+
 // TerseDescriptionLength is the most characters of a property's
 // description that [TypeScriptOptions.Terse] keeps.
 const TerseDescriptionLength = 80
@@ -30,8 +88,9 @@ const TerseDescriptionLength = 80
 // [Store.TypeScript] render. The zero value asks for the defaults.
 type TypeScriptOptions struct {
 	// Root is the name of the global object through which a program calls
-	// tools; it must be an ASCII identifier. The default is
-	// [DefaultTypeScriptRoot]. The object's type is an interface named
+	// tools; it must be an ASCII identifier, and not a reserved word of
+	// JavaScript or TypeScript ("class", "delete", "interface", ...). The
+	// default is [DefaultTypeScriptRoot]. The object's type is an interface named
 	// after it ("tools" → "Tools"), which a code-mode engine may extend by
 	// declaration merging with helpers of its own (say, a generic run).
 	Root string
@@ -100,11 +159,19 @@ func (s *Store) TypeScript(ctx context.Context, ids []string, opts TypeScriptOpt
 //
 // (or tools["12306-mcp"]["get-current-date"](args) for names that are not
 // identifiers; a tool without a namespace is a method of the root object
-// itself). The output is an ambient declaration file:
+// itself), and each tool that the names a code-mode engine keeps for
+// itself would hide ([ReservedNames]: a namespace or a namespace-less tool
+// named run, ns, then, ..., or a tool named then) as
+//
+//	await tools.run("<id>", args)
+//
+// The output is an ambient declaration file:
 //
 //   - an interface for the root object ("Tools"), with one member per
 //     namespace holding that namespace's tools as methods, each with its
-//     description as JSDoc, and a `declare const tools: Tools;`;
+//     description as JSDoc, one overload of run per tool reached by its
+//     ID (`run(id: "run:echo", args: RunEchoArgs): Promise<unknown>;`),
+//     and a `declare const tools: Tools;`;
 //   - per tool, an interface (or a type alias) for its arguments, named
 //     after the tool ("github:create_issue" → GithubCreateIssueArgs), and
 //     one for its result when the tool has an output schema; a tool
@@ -140,12 +207,14 @@ func (s *Store) TypeScript(ctx context.Context, ids []string, opts TypeScriptOpt
 //
 // Errors, of code [errors.InvalidArgument]: a tool whose name or namespace
 // breaks the name rules ([toolmodel.ValidateName]), two tools with the
-// same ID, or a Root that is not an identifier. A schema never causes an
-// error.
+// same ID, or a Root that is not an identifier or is a reserved word. A
+// schema never causes an error.
 func TypeScript(tools []toolmodel.Tool, opts TypeScriptOptions) (string, error) {
 	const op = "tooldocs.TypeScript"
 	root := cmp.Or(opts.Root, DefaultTypeScriptRoot)
-	if !isIdentifier(root) {
+	// A reserved word is an IdentifierName but not an Identifier
+	// (ECMAScript §12.7.2).
+	if !isIdentifier(root) || slices.Contains(reservedWords[:], root) {
 		e := errors.Errorf(errors.InvalidArgument, "root %q is not an identifier", root)
 		e.Op = op
 		return "", e
@@ -190,7 +259,11 @@ func TypeScript(tools []toolmodel.Tool, opts TypeScriptOptions) (string, error) 
 	}
 
 	var b strings.Builder
-	b.WriteString("/** The tools a program calls, as `await " + root + ".<namespace>.<name>(args)`. */\n")
+	b.WriteString("/** The tools a program calls, as `await " + root + ".<namespace>.<name>(args)`")
+	if slices.ContainsFunc(sorted, declaredByID) {
+		b.WriteString(", or `await " + root + ".run(id, args)` for those declared with their ID")
+	}
+	b.WriteString(". */\n")
 	b.WriteString("interface " + rootType + " {\n")
 	w.writeRoot(&b, decls, opts)
 	b.WriteString("}\n")
@@ -281,7 +354,8 @@ func takesNothing(s *jsonschema.Schema) bool {
 // writeRoot writes the members of the root interface: the tools without
 // namespace as methods, and one object type per namespace. A tool without
 // namespace whose name is also a namespace becomes that namespace's call
-// signature.
+// signature. The tools reached by their ID come last, as overloads of
+// run, in the order of decls.
 func (w *tsWriter) writeRoot(b *strings.Builder, decls []tsToolDecl, opts TypeScriptOptions) {
 	type member struct {
 		key   string
@@ -299,35 +373,43 @@ func (w *tsWriter) writeRoot(b *strings.Builder, decls []tsToolDecl, opts TypeSc
 		members = append(members, m)
 		return m
 	}
+	var byID []*tsToolDecl
 	for i := range decls {
 		d := &decls[i]
-		if d.tool.Namespace != "" {
+		switch {
+		case declaredByID(d.tool):
+			byID = append(byID, d)
+		case d.tool.Namespace != "":
 			m := get(d.tool.Namespace)
 			m.tools = append(m.tools, d)
-		} else {
+		default:
 			get(d.tool.Name).call = d
 		}
 	}
 	slices.SortFunc(members, func(a, b *member) int { return cmp.Compare(a.key, b.key) })
 	for _, m := range members {
 		if len(m.tools) == 0 {
-			writeMethod(b, "  ", propertyName(m.key), m.call, opts)
+			writeMethod(b, "  ", propertyName(m.key), "", m.call, opts)
 			continue
 		}
 		b.WriteString("  " + propertyName(m.key) + ": {\n")
 		if m.call != nil {
-			writeMethod(b, "    ", "", m.call, opts)
+			writeMethod(b, "    ", "", "", m.call, opts)
 		}
 		for _, d := range m.tools {
-			writeMethod(b, "    ", propertyName(d.tool.Name), d, opts)
+			writeMethod(b, "    ", propertyName(d.tool.Name), "", d, opts)
 		}
 		b.WriteString("  };\n")
+	}
+	for _, d := range byID {
+		writeMethod(b, "  ", "run", d.tool.ID(), d, opts)
 	}
 }
 
 // writeMethod writes a tool's JSDoc and method signature; an empty name
-// writes a call signature.
-func writeMethod(b *strings.Builder, indent, name string, d *tsToolDecl, opts TypeScriptOptions) {
+// writes a call signature, and an id a first parameter whose type is that
+// ID (an overload of run).
+func writeMethod(b *strings.Builder, indent, name, id string, d *tsToolDecl, opts TypeScriptOptions) {
 	desc := d.tool.Description
 	if strings.TrimSpace(desc) == "" {
 		desc = d.tool.Title
@@ -339,7 +421,11 @@ func writeMethod(b *strings.Builder, indent, name string, d *tsToolDecl, opts Ty
 		desc = Summarize(desc, DefaultSummaryLength)
 	}
 	writeJSDoc(b, indent, docText(desc), nil)
-	b.WriteString(indent + name + "(args")
+	b.WriteString(indent + name + "(")
+	if id != "" {
+		b.WriteString("id: " + quote(id) + ", ")
+	}
+	b.WriteString("args")
 	if d.argsOptional {
 		b.WriteByte('?')
 	}

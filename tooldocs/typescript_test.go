@@ -58,7 +58,7 @@ func loadLiveMCP(tb testing.TB) []toolmodel.Tool {
 func TestTypeScriptGolden(t *testing.T) {
 	sets, err := filepath.Glob(filepath.Join("testdata", "typescript", "*.json"))
 	require.NoError(t, err)
-	require.Len(t, sets, 5)
+	require.Len(t, sets, 6)
 	for _, set := range sets {
 		t.Run(filepath.Base(set), func(t *testing.T) {
 			got, err := tooldocs.TypeScript(loadToolSet(t, set), tooldocs.TypeScriptOptions{})
@@ -97,13 +97,13 @@ func TestTypeScriptLiveMCP(t *testing.T) {
 // schema, and returns p's declaration line.
 func renderProperty(t *testing.T, schema string) string {
 	t.Helper()
-	tool := toolmodel.Tool{Namespace: "ns"}
+	tool := toolmodel.Tool{Namespace: "app"}
 	tool.Name = "t"
 	tool.InputSchema = json.RawMessage(`{"type":"object","properties":{"p":` + schema + `},"$defs":{"D":{"type":"string"}}}`)
 	out, err := tooldocs.TypeScript([]toolmodel.Tool{tool}, tooldocs.TypeScriptOptions{})
 	require.NoError(t, err)
 	require.NoError(t, checkTypeScript(out), out)
-	_, decl, found := strings.Cut(out, "interface NsTArgs {\n")
+	_, decl, found := strings.Cut(out, "interface AppTArgs {\n")
 	require.True(t, found, out)
 	var lines []string
 	for l := range strings.SplitSeq(decl, "\n") {
@@ -161,7 +161,7 @@ func TestTypeScriptTypes(t *testing.T) {
 }
 
 func TestTypeScriptJSDoc(t *testing.T) {
-	tool := toolmodel.Tool{Namespace: "ns"}
+	tool := toolmodel.Tool{Namespace: "app"}
 	tool.Name = "t"
 	tool.Description = "First line.\n    Indented */ second line.\n\n\n    Third."
 	tool.InputSchema = json.RawMessage(`{"type":"object","properties":{
@@ -173,7 +173,7 @@ func TestTypeScriptJSDoc(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, checkTypeScript(out))
 	for _, want := range []string{
-		"    /**\n     * First line.\n     * Indented *\\/ second line.\n     *\n     * Third.\n     */\n    t(args?: NsTArgs): Promise<unknown>;",
+		"    /**\n     * First line.\n     * Indented *\\/ second line.\n     *\n     * Third.\n     */\n    t(args?: AppTArgs): Promise<unknown>;",
 		"  /**\n   * Count.\n   * @default 3\n   * @integer\n   * @minimum 1\n   * @maximum 10\n   * @exclusiveMaximum 11\n   * @multipleOf 1\n   */\n  n?: number;",
 		"   * @deprecated\n   * @format email\n   * @minLength 1\n   * @maxLength 9\n   * @pattern ^a*\\/b$\n   */\n  s?: string;",
 		"   * @minItems 1\n   * @maxItems 2\n   * @uniqueItems\n   */\n  l?: unknown[];",
@@ -184,7 +184,7 @@ func TestTypeScriptJSDoc(t *testing.T) {
 
 	brief, err := tooldocs.TypeScript([]toolmodel.Tool{tool}, tooldocs.TypeScriptOptions{Brief: true})
 	require.NoError(t, err)
-	assert.Contains(t, brief, "    /** First line. */\n    t(args?: NsTArgs)")
+	assert.Contains(t, brief, "    /** First line. */\n    t(args?: AppTArgs)")
 }
 
 func TestTypeScriptOptionsAndSignatures(t *testing.T) {
@@ -276,7 +276,7 @@ interface Item {
 }
 
 func TestTypeScriptErrors(t *testing.T) {
-	ok := toolmodel.Tool{Namespace: "ns"}
+	ok := toolmodel.Tool{Namespace: "app"}
 	ok.Name = "t"
 	ok.InputSchema = json.RawMessage(`{"type":"object"}`)
 	badName := ok
@@ -290,7 +290,15 @@ func TestTypeScriptErrors(t *testing.T) {
 		want  string
 	}{
 		{"root not an identifier", []toolmodel.Tool{ok}, tooldocs.TypeScriptOptions{Root: "my-tools"}, `root "my-tools" is not an identifier`},
-		{"duplicate", []toolmodel.Tool{ok, ok}, tooldocs.TypeScriptOptions{}, `tool "ns:t" is listed twice`},
+		{"root starts with a digit", []toolmodel.Tool{ok}, tooldocs.TypeScriptOptions{Root: "1x"}, `root "1x" is not an identifier`},
+		{"root is a keyword", []toolmodel.Tool{ok}, tooldocs.TypeScriptOptions{Root: "class"}, `root "class" is not an identifier`},
+		{"root is an operator keyword", []toolmodel.Tool{ok}, tooldocs.TypeScriptOptions{Root: "delete"}, `root "delete" is not an identifier`},
+		{"root is a literal", []toolmodel.Tool{ok}, tooldocs.TypeScriptOptions{Root: "null"}, `root "null" is not an identifier`},
+		{"root is await", []toolmodel.Tool{ok}, tooldocs.TypeScriptOptions{Root: "await"}, `root "await" is not an identifier`},
+		{"root is reserved in strict mode", []toolmodel.Tool{ok}, tooldocs.TypeScriptOptions{Root: "interface"}, `root "interface" is not an identifier`},
+		{"root is let", []toolmodel.Tool{ok}, tooldocs.TypeScriptOptions{Root: "let"}, `root "let" is not an identifier`},
+		{"root is eval", []toolmodel.Tool{ok}, tooldocs.TypeScriptOptions{Root: "eval"}, `root "eval" is not an identifier`},
+		{"duplicate", []toolmodel.Tool{ok, ok}, tooldocs.TypeScriptOptions{}, `tool "app:t" is listed twice`},
 		{"bad name", []toolmodel.Tool{badName}, tooldocs.TypeScriptOptions{}, `tool name "has space"`},
 		{"bad namespace", []toolmodel.Tool{badNamespace}, tooldocs.TypeScriptOptions{}, `tool namespace "a:b"`},
 	}
@@ -306,6 +314,64 @@ func TestTypeScriptErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, out, "interface Tools {\n}\ndeclare const tools: Tools;\n", "no tools is an empty root")
 	require.NoError(t, checkTypeScript(out))
+
+	// Contextual keywords of TypeScript are identifiers.
+	for _, root := range []string{"type", "declare", "any", "of", "async", "string"} {
+		out, err := tooldocs.TypeScript([]toolmodel.Tool{ok}, tooldocs.TypeScriptOptions{Root: root})
+		require.NoError(t, err, root)
+		require.NoError(t, checkTypeScript(out), out)
+	}
+}
+
+// TestTypeScriptReservedNames checks which tools are declared as overloads
+// of run, by ID: exactly those whose namespace (or namespace-less name) is
+// reserved by the engines, and those named then in a namespace.
+func TestTypeScriptReservedNames(t *testing.T) {
+	names := tooldocs.ReservedNames()
+	assert.Equal(t, []string{"run", "search", "namespaces", "describe", "examples", "chain", "ns", "log", "then"}, names)
+	tooldocs.ReservedNames()[0] = "changed"
+	assert.Equal(t, "run", tooldocs.ReservedNames()[0], "ReservedNames returns a copy")
+	assert.True(t, tooldocs.IsReservedName("then"))
+	assert.False(t, tooldocs.IsReservedName("Run"))
+	assert.False(t, tooldocs.IsReservedName("tools"))
+
+	mk := func(ns, name string) toolmodel.Tool {
+		tool := toolmodel.Tool{Namespace: ns}
+		tool.Name = name
+		tool.InputSchema = json.RawMessage(`{"type":"object"}`)
+		return tool
+	}
+	tests := []struct {
+		ns, name string
+		want     string // the declaration's line
+	}{
+		{"", "plain", "  plain(args?: {}): Promise<unknown>;"},
+		{"a", "b", "    b(args?: {}): Promise<unknown>;"},
+		{"a", "run", "    run(args?: {}): Promise<unknown>;"},
+		{"a-b", "c-d", `    "c-d"(args?: {}): Promise<unknown>;`},
+		{"a", "then", `  run(id: "a:then", args?: {}): Promise<unknown>;`},
+		{"a-b", "then", `  run(id: "a-b:then", args?: {}): Promise<unknown>;`},
+		{"", "then", `  run(id: "then", args?: {}): Promise<unknown>;`},
+		{"then", "then", `  run(id: "then:then", args?: {}): Promise<unknown>;`},
+	}
+	for _, name := range names {
+		tests = append(tests,
+			struct{ ns, name, want string }{"", name, `  run(id: "` + name + `", args?: {}): Promise<unknown>;`},
+			struct{ ns, name, want string }{name, "x", `  run(id: "` + name + `:x", args?: {}): Promise<unknown>;`})
+	}
+	for _, tt := range tests {
+		tool := mk(tt.ns, tt.name)
+		t.Run(tool.ID(), func(t *testing.T) {
+			for _, root := range []string{"tools", "api"} {
+				out, err := tooldocs.TypeScript([]toolmodel.Tool{tool}, tooldocs.TypeScriptOptions{Root: root})
+				require.NoError(t, err)
+				require.NoError(t, checkTypeScript(out), out)
+				assert.Contains(t, strings.Split(out, "\n"), tt.want, out)
+				byID := strings.HasPrefix(tt.want, "  run(id: ")
+				assert.Equal(t, byID, strings.Contains(out, "`await "+root+".run(id, args)`"), "the header names the form by ID when it is used")
+			}
+		})
+	}
 }
 
 func TestStoreTypeScript(t *testing.T) {
@@ -337,5 +403,7 @@ func TestStoreTypeScript(t *testing.T) {
 	_, err = s.TypeScript(ctx, []string{"bad id"}, tooldocs.TypeScriptOptions{})
 	require.ErrorIs(t, err, errors.ErrInvalidArgument)
 	_, err = s.TypeScript(ctx, []string{"docs:search"}, tooldocs.TypeScriptOptions{Root: "1x"})
+	require.ErrorIs(t, err, errors.ErrInvalidArgument)
+	_, err = s.TypeScript(ctx, []string{"docs:search"}, tooldocs.TypeScriptOptions{Root: "class"})
 	require.ErrorIs(t, err, errors.ErrInvalidArgument)
 }
