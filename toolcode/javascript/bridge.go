@@ -6,6 +6,7 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/tooldocs"
 )
 
 // install defines the globals tools and console, in Go: the tools object
@@ -21,6 +22,12 @@ func (r *run) install() error {
 	tools := vm.NewProxy(vm.NewObject(), readOnly(func(name string) goja.Value {
 		if v, ok := made[name]; ok {
 			return v
+		}
+		// The names the engine keeps for itself are tooldocs' list, which
+		// the declarations a model reads are rendered with: every other
+		// name is a namespace (or a tool without namespace).
+		if !tooldocs.IsReservedName(name) {
+			return r.namespace(name)
 		}
 		var fn func([]goja.Value) goja.Value
 		switch name {
@@ -40,11 +47,10 @@ func (r *run) install() error {
 			fn = func(args []goja.Value) goja.Value { return r.namespace(arg(args, 0).String()) }
 		case "log":
 			return r.logFunc()
-		case "then":
-			// tools is not a promise: awaiting it yields it.
-			return goja.Undefined()
 		default:
-			return r.namespace(name)
+			// then (tools is not a promise: awaiting it yields it), and
+			// any name reserved for a function this engine does not have.
+			return goja.Undefined()
 		}
 		if made == nil {
 			made = map[string]goja.Value{}
@@ -114,7 +120,9 @@ func (r *run) toolFunc(id string) *goja.Object {
 
 // namespace returns the object of a namespace: called, it runs the tool
 // named like the namespace (a tool without namespace); its properties are
-// the namespace's tools. Namespaces and their tool functions are made once
+// the namespace's tools, but for then, which is undefined so that
+// awaiting a namespace yields it (a tool named then is reached by ID, as
+// tooldocs.ReservedNames says). Namespaces and their tool functions are made once
 // per name, so a program calling a tool in a loop allocates nothing for
 // the lookup.
 func (r *run) namespace(ns string) goja.Value {

@@ -19,6 +19,12 @@
 //	tools.ns("search").thing({})               // a namespace named like a method
 //	console.log("text", {any: "value"})
 //
+// The names of the functions of tools, and then (undefined, so that
+// awaiting tools or a namespace yields it), are tooldocs.ReservedNames:
+// every other name is a namespace. A tool these names hide (search:thing,
+// a tool without namespace named run, a tool named then in a namespace) is
+// called by ID, as tooldocs.TypeScript declares it.
+//
 // Every tool call returns a promise; Promise.all runs calls concurrently,
 // at most toolcode.Limits.Concurrency at once (the others wait their turn).
 // A failed call rejects with an Error whose code is the error's code

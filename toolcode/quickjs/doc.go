@@ -18,6 +18,10 @@
 //	tools.ns("search").thing({})
 //	console.log("text", {any: "value"})
 //
+// As in the goja engine, the names tools answers itself are
+// tooldocs.ReservedNames; a tool they hide is called by ID, as
+// tooldocs.TypeScript declares it.
+//
 // The value of the program's last statement, or what it returns at top
 // level, is the result, as JSON. A program without a top-level return runs
 // as an async script (its last expression is the value); one with a

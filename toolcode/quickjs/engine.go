@@ -272,7 +272,7 @@ var preludeBytecode = sync.OnceValues(func() ([]byte, error) {
 		return nil, errors.Errorf(errors.Internal, "quickjs: new VM: %v", err)
 	}
 	defer func() { _ = vm.Close() }()
-	b, err := vm.Compile(prelude, qjs.EvalGlobal)
+	b, err := vm.Compile(preludeSource(), qjs.EvalGlobal)
 	if err != nil {
 		return nil, errors.Errorf(errors.Internal, "quickjs: compile the prelude: %v", err)
 	}

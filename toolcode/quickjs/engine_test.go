@@ -2,6 +2,7 @@ package quickjs_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"runtime"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/toolcode/quickjs"
 	"github.com/metatools-go/metatools/toolcode/toolcodetest"
+	"github.com/metatools-go/metatools/tooldocs"
 )
 
 func execute(t testing.TB, e toolcode.Engine, code string, limits toolcode.Limits, opts ...toolcode.Option) (*toolcode.Result, error) {
@@ -202,4 +204,32 @@ func TestMemoryCapBoundsRSS(t *testing.T) {
 	t.Logf("VmRSS before %d MiB, after %d MiB, highest seen between runs %d MiB (cap %d MiB)", before>>20, after>>20, peak>>20, limit>>20)
 	assert.Less(t, peak-before, int64(limit+32<<20), "resident memory grew past the cap")
 	assert.Less(t, after-before, int64(limit+32<<20), "resident memory kept past the cap")
+}
+
+// TestReservedNamesAreTheEngines checks that the engine answers exactly
+// tooldocs.ReservedNames itself (the names the declarations of
+// tooldocs.TypeScript avoid): each is one of its functions (then is
+// undefined, on the root and on a namespace), any other name is a
+// namespace, and a tool a declaration reaches by ID runs.
+func TestReservedNamesAreTheEngines(t *testing.T) {
+	names, err := json.Marshal(tooldocs.ReservedNames())
+	require.NoError(t, err)
+	res, err := execute(t, quickjs.New(), `
+		const kinds = {};
+		for (const name of `+string(names)+`.concat(["plain", "util", "runs", "Then"])) {
+			const v = tools[name];
+			kinds[name] = v === undefined ? "undefined" : v === tools.ns(name) ? "namespace" : "function";
+		}
+		kinds["util.then"] = typeof tools.util.then;
+		kinds["await tools"] = (await tools) === tools;
+		kinds["await tools.util"] = (await tools.util) === tools.util;
+		kinds["by ID"] = (await tools.run("my-ns:do-thing", {})).done;
+		return kinds;`, toolcode.Limits{})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{
+		"run": "function", "search": "function", "namespaces": "function", "describe": "function",
+		"examples": "function", "chain": "function", "ns": "function", "log": "function", "then": "undefined",
+		"plain": "namespace", "util": "namespace", "runs": "namespace", "Then": "namespace",
+		"util.then": "undefined", "await tools": true, "await tools.util": true, "by ID": true
+	}`, string(res.Value))
 }

@@ -14,6 +14,7 @@ replace (
 require (
 	github.com/metatools-go/metatools/errors v0.0.0
 	github.com/metatools-go/metatools/toolcode v0.0.0
+	github.com/metatools-go/metatools/tooldocs v0.0.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 	modernc.org/quickjs v0.24.2
@@ -29,7 +30,6 @@ require (
 	github.com/google/pprof v0.0.0-20230207041349-798e818bf904 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mattn/go-isatty v0.0.22 // indirect
-	github.com/metatools-go/metatools/tooldocs v0.0.0 // indirect
 	github.com/metatools-go/metatools/toolindex v0.0.0 // indirect
 	github.com/metatools-go/metatools/toolmodel v0.0.0 // indirect
 	github.com/metatools-go/metatools/toolrun v0.0.0 // indirect

@@ -1,5 +1,12 @@
 package quickjs
 
+import (
+	"strconv"
+	"strings"
+
+	"github.com/metatools-go/metatools/tooldocs"
+)
+
 // prelude is evaluated in every fresh VM before the program. It defines
 // the globals tools and console over three host functions, which it takes
 // off the global object so that the program reaches the host only through
@@ -8,6 +15,9 @@ package quickjs
 // it sees itself. It evaluates to the two functions the engine calls:
 // settle, which resolves or rejects the promise of a finished call, and
 // watch, which reports how the program's promise ends.
+//
+// The prelude is a template: preludeSource puts the names of
+// tooldocs.ReservedNames in place of RESERVED_NAMES.
 //
 // Values cross as JSON text both ways: arguments as JSON.stringify writes
 // them, results as encoding/json writes them, so a value arrives as it
@@ -101,9 +111,15 @@ const methods = freeze({
 });
 const hasOwn = Object.prototype.hasOwnProperty;
 
+// The names the engine keeps for itself on tools are tooldocs.ReservedNames
+// (put in by preludeSource), which the declarations a model reads are
+// rendered with: every other name is a namespace (or a tool without
+// namespace), and a reserved name without a method (then) is undefined.
+const reserved = freeze(Object.fromEntries(RESERVED_NAMES.map((n) => [n, true])));
+
 defineProperty(globalThis, "tools", {value: mt$readOnly({}, function mt$member(name) {
-  if (name === "then") return undefined;
-  return hasOwn.call(methods, name) ? methods[name] : mt$namespace(name);
+  if (!hasOwn.call(reserved, name)) return mt$namespace(name);
+  return hasOwn.call(methods, name) ? methods[name] : undefined;
 })});
 const consoleObj = freeze({log: mt$log, info: mt$log, warn: mt$log, error: mt$log, debug: mt$log});
 defineProperty(globalThis, "console", {value: consoleObj, writable: true, configurable: true});
@@ -153,3 +169,13 @@ function mt$watch(p, script) {
 
 return [mt$settle, mt$watch];
 })()`
+
+// preludeSource returns the prelude with the names the engine keeps for
+// itself on tools, tooldocs.ReservedNames, as a JavaScript array.
+func preludeSource() string {
+	names := tooldocs.ReservedNames()
+	for i, n := range names {
+		names[i] = strconv.Quote(n) // ASCII names: a JavaScript string too
+	}
+	return strings.Replace(prelude, "RESERVED_NAMES", "["+strings.Join(names, ", ")+"]", 1)
+}
