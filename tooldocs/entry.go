@@ -60,7 +60,7 @@ type Example struct {
 	Args map[string]any `json:"args"`
 	// Result, when set, is the structured result the call returns. When
 	// the tool has an output schema, Result must satisfy it.
-	Result any `json:"result,omitempty"`
+	Result any `json:"result,omitempty" jsonschema:"the structured result the call returns"`
 }
 
 // ExternalRef points to documentation outside the Store.
