@@ -119,7 +119,7 @@ type chainInput struct {
 type stepOutput struct {
 	Step   int        `json:"step"`
 	ID     string     `json:"id"`
-	Result any        `json:"result,omitempty"`
+	Result any        `json:"result,omitempty" jsonschema:"the step's result"`
 	Error  *errorInfo `json:"error,omitempty"`
 }
 

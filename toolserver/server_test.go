@@ -167,6 +167,52 @@ func TestMetaToolsAreListed(t *testing.T) {
 	assert.Equal(t, toolserver.DefaultInstructions, cs.InitializeResult().Instructions)
 }
 
+// TestMetaToolSchemasAreObjects checks that no schema of a meta-tool,
+// at any depth, is a bare true: valid JSON Schema, but clients that
+// convert schemas for their models expect objects (the Inspector reports
+// it as a portability error). additionalProperties may be true or
+// false, as those clients expect.
+func TestMetaToolSchemasAreObjects(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(toolserver.WithCodeMode(toolserver.CodeMode{})), nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	// bare collects the paths of the subschemas of schema that are true.
+	var bare func(path string, schema any) []string
+	bare = func(path string, schema any) []string {
+		if schema == true {
+			return []string{path}
+		}
+		obj, _ := schema.(map[string]any)
+		var out []string
+		for key, sub := range obj {
+			switch key {
+			case "items", "not", "contains", "propertyNames":
+				out = append(out, bare(path+"/"+key, sub)...)
+			case "properties", "$defs", "definitions", "patternProperties":
+				members, _ := sub.(map[string]any)
+				for name, m := range members {
+					out = append(out, bare(path+"/"+key+"/"+name, m)...)
+				}
+			case "anyOf", "oneOf", "allOf", "prefixItems":
+				list, _ := sub.([]any)
+				for i, m := range list {
+					out = append(out, bare(fmt.Sprintf("%s/%s/%d", path, key, i), m)...)
+				}
+			}
+		}
+		return out
+	}
+	for _, tool := range res.Tools {
+		for kind, schema := range map[string]any{"input": tool.InputSchema, "output": tool.OutputSchema} {
+			raw, err := json.Marshal(schema)
+			require.NoError(t, err)
+			var decoded any
+			require.NoError(t, json.Unmarshal(raw, &decoded))
+			assert.Empty(t, bare("", decoded), "%s: %s schema", tool.Name, kind)
+		}
+	}
+}
+
 func TestSearchTools(t *testing.T) {
 	cs := connect(t, newCatalogue(t).server(), nil)
 	res := call(t, cs, "search_tools", map[string]any{"query": "open an issue on github"})
