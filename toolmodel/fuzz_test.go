@@ -62,8 +62,10 @@ func FuzzToolJSON(f *testing.F) {
 	})
 }
 
-// FuzzValidate validates arbitrary instances against arbitrary schemas:
-// never a panic, and every error is classified.
+// FuzzValidate validates arbitrary instances against arbitrary schemas,
+// seeded with recursive ones ($ref to the root, between $defs, in items,
+// additionalProperties and anyOf): never a panic nor a stack overflow, and
+// every error is classified.
 func FuzzValidate(f *testing.F) {
 	f.Add([]byte(issueSchema), []byte(`{"owner":"a","repo":"b","title":"c"}`))
 	f.Add([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","items":[{"type":"string"}]}`), []byte(`[1]`))
@@ -71,6 +73,17 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte(`{"properties":{"x":{"$ref":"https://example.com"}}}`), []byte(`{}`))
 	f.Add([]byte(`{"pattern":"(("}`), []byte(`"s"`))
 	f.Add([]byte(`true`), []byte(`null`))
+	// Recursive schemas, which must never overflow the stack.
+	f.Add([]byte(`{"type":"object","properties":{"child":{"$ref":"#"}}}`), []byte(`{"child":1}`))
+	f.Add([]byte(`{"type":"object","properties":{"child":{"$ref":"#"},"n":{"type":"string"}}}`), []byte(`{"child":{"child":{"n":1}}}`))
+	f.Add([]byte(`{"$defs":{"a":{"properties":{"b":{"$ref":"#/$defs/b"}}},"b":{"properties":{"a":{"$ref":"#/$defs/a"}},"required":["v"]}},"$ref":"#/$defs/a"}`), []byte(`{"b":{"a":{"b":{}}}}`))
+	f.Add([]byte(`{"type":"object","properties":{"list":{"type":"array","items":{"$ref":"#"}}}}`), []byte(`{"list":[{"list":[1]}]}`))
+	f.Add([]byte(`{"$defs":{"v":{"anyOf":[{"type":"string"},{"additionalProperties":{"$ref":"#/$defs/v"}}]}},"properties":{"t":{"$ref":"#/$defs/v"}}}`), []byte(`{"t":{"x":{"y":1}}}`))
+	f.Add([]byte(`{"properties":{"enum":{"allOf":[{"$ref":"#/properties/enum"}]}}}`), []byte(`{"enum":1}`))
+	f.Add([]byte(`{"ALLOF":[{"$REF":"#"}]}`), []byte(`1`))
+	f.Add([]byte(`{"$id":"https://example.com/s","$defs":{"a":{"$id":"a.json","properties":{"x":{"$ref":"#"}}}},"properties":{"a":{"$ref":"a.json"}}}`), []byte(`{"a":{"x":{"x":1}}}`))
+	f.Add([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"$id":"#x","properties":{"p":{"$ref":"#x"}}}},"properties":{"q":{"$ref":"#x"}}}`), []byte(`{"q":{"p":{"p":2}}}`))
+	f.Add([]byte(`{"$dynamicAnchor":"n","properties":{"c":{"$dynamicRef":"#n"}},"type":"object"}`), []byte(`{"c":{"c":0}}`))
 	v := toolmodel.NewValidator(toolmodel.WithCacheSize(64))
 	f.Fuzz(func(t *testing.T, schema, instance []byte) {
 		if !json.Valid(schema) {

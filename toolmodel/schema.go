@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,13 @@ const DefaultCacheSize = 4096
 // github.com/google/jsonschema-go. It accepts JSON Schema 2020-12 and
 // draft-07 (chosen by "$schema"; 2020-12 when absent) and refuses any $ref
 // outside the schema itself.
+//
+// It refuses what would make validation recurse without end or beyond the
+// stack: references that loop without descending into the instance, and
+// more than 1000 schemas nested in all, counting references and the
+// nesting of the instance (a schema with a longer reference chain is
+// refused with [errors.InvalidArgument], an instance nested too deeply for
+// its schema with [errors.Validation]).
 //
 // Each distinct schema is compiled once and kept in a bounded cache, so
 // validating against a schema seen before costs only the validation. The
@@ -106,12 +114,16 @@ type cacheKey struct {
 type compiled struct {
 	key      cacheKey
 	resolved *jsonschema.Resolved
+	graph    *schemaGraph
 	lastUse  atomic.Uint64
 
-	// Resolved property schemas, built on the first failure only: they let
-	// an error list every failing property rather than the first.
-	propsOnce sync.Once
-	props     map[string]*jsonschema.Resolved
+	// Subschemas resolved in the context of the whole schema, built on
+	// failures only: they let an error list every failing property, at
+	// its full path, rather than the first.
+	probesOnce sync.Once
+	probeRoot  *jsonschema.Schema // a copy of the schema, with an $id
+	probesMu   sync.Mutex
+	probes     map[*jsonschema.Schema]*jsonschema.Resolved
 }
 
 // Validate implements [SchemaValidator].
@@ -150,6 +162,11 @@ func (v *Validator) validate(op, toolID string, schema, instance any) error {
 	instance, err = decodeInstance(instance)
 	if err != nil {
 		e := errors.Errorf(errors.Validation, "instance is not JSON: %w", err)
+		e.Op, e.ToolID = op, toolID
+		return e
+	}
+	if err := c.graph.checkDepth(instance); err != nil {
+		e := errors.E(errors.Validation, err)
 		e.Op, e.ToolID = op, toolID
 		return e
 	}
@@ -289,23 +306,27 @@ func keyOf(schema any) (cacheKey, error) {
 
 func compileSchema(key cacheKey) (*compiled, error) {
 	s := key.ptr
-	raw := []byte(key.content)
 	var err error
 	if s == nil {
-		if s, err = DecodeSchema(json.RawMessage(raw)); err != nil {
+		if s, err = DecodeSchema(json.RawMessage(key.content)); err != nil {
 			return nil, err
 		}
-	} else if raw, err = json.Marshal(s); err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
-	}
-	if err := checkRefCycles(raw); err != nil {
+	} else if _, err = json.Marshal(s); err != nil {
+		// Marshaling refuses a schema that contains itself, which
+		// Resolve would follow until the stack overflows.
 		return nil, fmt.Errorf("schema: %w", err)
 	}
 	resolved, err := s.Resolve(&jsonschema.ResolveOptions{Loader: refuseRemote})
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	return &compiled{key: key, resolved: resolved}, nil
+	// After Resolve, which has checked the references, and before any
+	// validation, which would follow a loop until the stack overflows.
+	g, err := newSchemaGraph(s)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	return &compiled{key: key, resolved: resolved, graph: g}, nil
 }
 
 // refuseRemote is the loader for references outside the schema: metatools
@@ -317,19 +338,42 @@ func refuseRemote(uri *url.URL) (*jsonschema.Schema, error) {
 
 // describe returns an error message for an instance that failed
 // validation with err. For an object schema it lists every failing
-// property; otherwise it gives err's message.
+// property, at the deepest path it can name; otherwise it gives err's
+// message.
 func (c *compiled) describe(instance any, err error) string {
-	obj, isObj := instance.(map[string]any)
-	root := c.resolved.Schema()
-	if !isObj || len(root.Properties) == 0 && len(root.Required) == 0 {
-		return err.Error()
+	if problems := c.problems(c.resolved.Schema(), "", instance); len(problems) > 0 {
+		return strings.Join(problems, "; ")
 	}
-	c.propsOnce.Do(func() { c.props = resolveProperties(root) })
+	// The failure is not tied to one property (allOf, minProperties, a
+	// reference...): the validator's message says it best.
+	return err.Error()
+}
 
+// problems lists what is wrong with the properties of instance, at path,
+// against s, a subschema of the compiled schema. It checks each declared
+// property on its own against its subschema, resolved within the whole
+// schema (so that "#" still means the root), and goes down into a failing
+// property for a more precise path. Validation has already checked that
+// instance is not nested too deeply, so the recursion is bounded.
+func (c *compiled) problems(s *jsonschema.Schema, path string, instance any) []string {
+	switch x := instance.(type) {
+	case map[string]any:
+		return c.propertyProblems(s, path, x)
+	case []any:
+		return c.itemProblems(s, path, x)
+	}
+	return nil
+}
+
+func (c *compiled) propertyProblems(s *jsonschema.Schema, path string, obj map[string]any) []string {
+	s = c.graph.declaring(s, func(s *jsonschema.Schema) bool { return len(s.Properties) > 0 || len(s.Required) > 0 })
+	if s == nil {
+		return nil
+	}
 	var problems []string
-	for _, name := range root.Required {
+	for _, name := range s.Required {
 		if _, ok := obj[name]; !ok {
-			problems = append(problems, fmt.Sprintf("/%s: required property is missing", name))
+			problems = append(problems, fmt.Sprintf("%s/%s: required property is missing", path, name))
 		}
 	}
 	names := make([]string, 0, len(obj))
@@ -338,43 +382,119 @@ func (c *compiled) describe(instance any, err error) string {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		sub, declared := root.Properties[name]
+		sub, declared := s.Properties[name]
 		if !declared {
-			if isFalse(root.AdditionalProperties) {
-				problems = append(problems, fmt.Sprintf("/%s: property is not allowed", name))
+			if isFalse(s.AdditionalProperties) {
+				problems = append(problems, fmt.Sprintf("%s/%s: property is not allowed", path, name))
 			}
 			continue
 		}
-		if rs := c.props[name]; rs != nil && sub != nil {
-			if perr := rs.Validate(obj[name]); perr != nil {
-				problems = append(problems, fmt.Sprintf("/%s: %s", name, innermost(perr)))
-			}
-		}
+		problems = append(problems, c.check(sub, path+"/"+name, obj[name])...)
 	}
-	if len(problems) == 0 {
-		// The failure is not tied to one property (allOf, minProperties,
-		// a reference...): the validator's message says it best.
-		return err.Error()
-	}
-	return strings.Join(problems, "; ")
+	return problems
 }
 
-// resolveProperties resolves each property schema on its own, so that each
-// property can be checked apart. Properties whose schemas refer to the rest
-// of the schema cannot be resolved alone; they are left out.
-func resolveProperties(root *jsonschema.Schema) map[string]*jsonschema.Resolved {
-	out := make(map[string]*jsonschema.Resolved, len(root.Properties))
-	for name, sub := range root.Properties {
-		if sub == nil {
-			continue
+// itemProblems lists the failing items of an array whose items all have
+// one schema.
+func (c *compiled) itemProblems(s *jsonschema.Schema, path string, items []any) []string {
+	s = c.graph.declaring(s, func(s *jsonschema.Schema) bool { return s.Items != nil })
+	if s == nil || len(s.PrefixItems) > 0 || len(s.ItemsArray) > 0 {
+		return nil
+	}
+	var problems []string
+	for i, item := range items {
+		problems = append(problems, c.check(s.Items, path+"/"+strconv.Itoa(i), item)...)
+	}
+	return problems
+}
+
+// check validates value, at path, against sub alone, and describes the
+// failure at the deepest path it can.
+func (c *compiled) check(sub *jsonschema.Schema, path string, value any) []string {
+	rs := c.probe(sub)
+	if rs == nil {
+		return nil
+	}
+	err := rs.Validate(value)
+	if err == nil {
+		return nil
+	}
+	if deeper := c.problems(sub, path, value); len(deeper) > 0 {
+		return deeper
+	}
+	return []string{fmt.Sprintf("%s: %s", path, innermost(err))}
+}
+
+// probeID is the $id given to a copy of a schema without one, so that the
+// references in it still resolve to it when it is nested in a probe. A
+// schema that uses it itself cannot be probed: its $id or a reference to
+// it would clash, and the probe is left out.
+const probeID = "urn:metatools:toolmodel:probe-root"
+
+// probe returns sub, a subschema of the compiled schema, resolved in the
+// context of the whole schema: a schema that refers to sub and keeps a
+// copy of the whole schema under $defs. It returns nil when sub cannot be
+// checked on its own; the caller then leaves it out.
+func (c *compiled) probe(sub *jsonschema.Schema) *jsonschema.Resolved {
+	root := c.resolved.Schema()
+	c.probesOnce.Do(func() {
+		c.probes = map[*jsonschema.Schema]*jsonschema.Resolved{}
+		id := root.ID
+		if id == "" {
+			id = probeID
 		}
-		standalone := sub.CloneSchemas()
-		standalone.Schema = root.Schema // same draft as the root
-		if rs, err := standalone.Resolve(&jsonschema.ResolveOptions{Loader: refuseRemote}); err == nil {
-			out[name] = rs
+		// In draft-07 an $id beside a $ref is ignored; a relative or
+		// fragment $id would not make the copy its own base either.
+		if u, err := url.Parse(id); err != nil || !u.IsAbs() || u.Fragment != "" || c.graph.draft7 && root.Ref != "" {
+			return
+		}
+		cp := root.CloneSchemas()
+		cp.ID, cp.Schema = id, ""
+		c.probeRoot = cp
+	})
+	info := c.graph.info[sub]
+	if c.probeRoot == nil || info == nil {
+		return nil
+	}
+	c.probesMu.Lock()
+	defer c.probesMu.Unlock()
+	if rs, ok := c.probes[sub]; ok {
+		return rs
+	}
+	ref := &url.URL{Fragment: "/$defs/root" + info.ptr}
+	wrapper := &jsonschema.Schema{
+		Schema: root.Schema,
+		Ref:    ref.String(),
+		Defs:   map[string]*jsonschema.Schema{"root": c.probeRoot},
+	}
+	var rs *jsonschema.Resolved
+	// The probe is checked like any schema: it must not loop either.
+	if r, err := wrapper.Resolve(&jsonschema.ResolveOptions{Loader: refuseRemote}); err == nil {
+		if _, err := newSchemaGraph(wrapper); err == nil {
+			rs = r
 		}
 	}
-	return out
+	c.probes[sub] = rs
+	return rs
+}
+
+// declaring returns the schema, s or one its $refs lead to, that has
+// what has reports, or nil.
+func (g *schemaGraph) declaring(s *jsonschema.Schema, has func(*jsonschema.Schema) bool) *jsonschema.Schema {
+	for range maxValidationDepth {
+		if has(s) {
+			return s
+		}
+		if s.Ref == "" {
+			return nil
+		}
+		next, _, err := g.resolve(s, s.Ref)
+		if err != nil {
+			return nil
+		}
+		s = next
+	}
+	return nil
 }
 
 // innermost strips jsonschema-go's "validating <schema>:" prefixes, which

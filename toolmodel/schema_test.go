@@ -231,3 +231,116 @@ func TestReferenceLoopsAreRefused(t *testing.T) {
 	require.NoError(t, v.Validate(json.RawMessage(tree), map[string]any{"children": []any{map[string]any{"children": []any{}}}}))
 	assert.ErrorIs(t, v.Validate(json.RawMessage(tree), map[string]any{"children": []any{1.0}}), errors.ErrValidation)
 }
+
+// TestRecursiveSchemas validates arguments against schemas that refer to
+// themselves through properties, $defs and items: a valid argument
+// passes, an invalid one fails with an error naming where, and nothing
+// overflows the stack.
+func TestRecursiveSchemas(t *testing.T) {
+	tests := []struct {
+		name           string
+		schema         string
+		valid, invalid any
+		path           string
+	}{
+		{
+			name:    "self reference",
+			schema:  `{"type":"object","properties":{"child":{"$ref":"#"}}}`,
+			valid:   map[string]any{"child": map[string]any{}},
+			invalid: map[string]any{"child": 1.0},
+			path:    "/child: type",
+		},
+		{
+			name:    "self reference, nested",
+			schema:  `{"type":"object","properties":{"child":{"$ref":"#"},"n":{"type":"string"}}}`,
+			valid:   map[string]any{"child": map[string]any{"child": map[string]any{"n": "x"}}},
+			invalid: map[string]any{"child": map[string]any{"child": map[string]any{"n": 1.0}}},
+			path:    "/child/child/n: type",
+		},
+		{
+			name: "$defs referring to each other",
+			schema: `{"$defs":{"a":{"type":"object","properties":{"b":{"$ref":"#/$defs/b"}}},` +
+				`"b":{"type":"object","properties":{"a":{"$ref":"#/$defs/a"},"v":{"type":"integer"}}}},` +
+				`"type":"object","properties":{"a":{"$ref":"#/$defs/a"}}}`,
+			valid:   map[string]any{"a": map[string]any{"b": map[string]any{"a": map[string]any{}, "v": 1.0}}},
+			invalid: map[string]any{"a": map[string]any{"b": map[string]any{"a": map[string]any{"b": map[string]any{"v": "x"}}}}},
+			path:    "/a/b/a/b/v: type",
+		},
+		{
+			name:    "cycle inside items",
+			schema:  `{"type":"object","properties":{"list":{"type":"array","items":{"$ref":"#"}}}}`,
+			valid:   map[string]any{"list": []any{map[string]any{"list": []any{}}}},
+			invalid: map[string]any{"list": []any{map[string]any{"list": []any{1.0}}}},
+			path:    "/list/0/list/0: type",
+		},
+		{
+			name: "anyOf and additionalProperties",
+			schema: `{"$defs":{"v":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":{"$ref":"#/$defs/v"}}]}},` +
+				`"type":"object","properties":{"tree":{"$ref":"#/$defs/v"}}}`,
+			valid:   map[string]any{"tree": map[string]any{"x": map[string]any{"y": "z"}}},
+			invalid: map[string]any{"tree": map[string]any{"x": map[string]any{"y": 1.0}}},
+			path:    "/tree: anyOf",
+		},
+		{
+			name:    "draft-07 definitions",
+			schema:  `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"n":{"type":"object","properties":{"next":{"$ref":"#/definitions/n"},"v":{"type":"boolean"}}}},"type":"object","properties":{"head":{"$ref":"#/definitions/n"}}}`,
+			valid:   map[string]any{"head": map[string]any{"next": map[string]any{"v": true}}},
+			invalid: map[string]any{"head": map[string]any{"next": map[string]any{"v": "yes"}}},
+			path:    "/head/next/v: type",
+		},
+	}
+	v := toolmodel.NewValidator()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool, err := toolmodel.DecodeTool([]byte(`{"name":"tree","inputSchema":` + tt.schema + `}`))
+			require.NoError(t, err)
+			require.NoError(t, v.ValidateInput(&tool, tt.valid))
+			err = v.ValidateInput(&tool, tt.invalid)
+			require.ErrorIs(t, err, errors.ErrValidation)
+			assert.Contains(t, err.Error(), tt.path)
+		})
+	}
+}
+
+// TestSchemasThatWouldOverflow covers schemas and instances that would
+// make jsonschema-go recurse without end or beyond any stack: they are
+// refused with a clear error.
+func TestSchemasThatWouldOverflow(t *testing.T) {
+	v := toolmodel.NewValidator()
+	loops := map[string]string{
+		"key matched without regard to case": `{"ALLOF":[{"$REF":"#"}]}`,
+		"property named like a keyword":      `{"properties":{"enum":{"allOf":[{"$ref":"#/properties/enum"}]}}}`,
+		"draft-07 $id as anchor":             `{"$schema":"http://json-schema.org/draft-07/schema#","allOf":[{"$ref":"#"}],"definitions":{"a":{"$id":"#x"}}}`,
+	}
+	for name, schema := range loops {
+		t.Run(name, func(t *testing.T) {
+			err := v.Validate(json.RawMessage(schema), map[string]any{"enum": 1.0})
+			require.ErrorIs(t, err, errors.ErrInvalidArgument)
+			assert.Contains(t, err.Error(), "references loop")
+		})
+	}
+
+	t.Run("long reference chain", func(t *testing.T) {
+		defs := map[string]any{}
+		for i := range 5000 {
+			defs[fmt.Sprintf("d%d", i)] = map[string]any{"$ref": fmt.Sprintf("#/$defs/d%d", i+1)}
+		}
+		defs["d5000"] = map[string]any{"type": "string"}
+		err := v.Validate(map[string]any{"$ref": "#/$defs/d0", "$defs": defs}, 1.0)
+		require.ErrorIs(t, err, errors.ErrInvalidArgument)
+		assert.Contains(t, err.Error(), "references chain")
+	})
+
+	t.Run("deep instance", func(t *testing.T) {
+		schema := json.RawMessage(`{"type":"object","properties":{"a":{"allOf":[{"$ref":"#"}]}}}`)
+		var deep any = map[string]any{}
+		for range 5000 {
+			deep = map[string]any{"a": deep}
+		}
+		err := v.Validate(schema, deep)
+		require.ErrorIs(t, err, errors.ErrValidation)
+		assert.Contains(t, err.Error(), "levels deep")
+		// A deep value the schema does not descend into is fine.
+		assert.NoError(t, v.Validate(json.RawMessage(`{"type":"object"}`), deep))
+	})
+}
