@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -59,6 +60,23 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		})
 	}
+	// Long queries of two words repeated, on 1000 tools: the cost must
+	// grow linearly with the query's length, not with its square.
+	b.Run("longquery", func(b *testing.B) {
+		s, _ := builtSearcher(b, 1000)
+		ctx := context.Background()
+		for _, words := range []int{16, 1000, 16000, 200000} {
+			b.Run(fmt.Sprintf("words=%d", words), func(b *testing.B) {
+				text := strings.Repeat("read file ", words/2)
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := s.Search(ctx, toolindex.SearchQuery{Text: text, Limit: 5}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	})
 }
 
 // BenchmarkUpsert measures changing one tool of a catalogue.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/stretchr/testify/assert"
@@ -81,4 +82,34 @@ func mayName(query string) bool {
 		return true
 	}
 	return query != "" && !strings.ContainsFunc(query, unicode.IsSpace)
+}
+
+// FuzzLongQuery checks that a long query, any text repeated up to about
+// 128 KB (several chunks of analysis), is searched without error, within
+// a generous time, and gives well-ordered hits of indexed tools.
+func FuzzLongQuery(f *testing.F) {
+	for _, seed := range []string{"read file", "createIssue list_pulls", "查询余票", "ab\xffcd", "+foo -bar name:x", "a"} {
+		f.Add(seed, uint16(20000))
+	}
+	s := newSearcher(f)
+	tools := []toolmodel.Tool{
+		newTool("gh", "create_issue", "Open a new issue in a repository."),
+		newTool("fs", "readFile", "Read a file (any encoding) and return its text."),
+		newTool("fs", "write_file", "Write a file."),
+	}
+	require.NoError(f, s.Upsert(context.Background(), tools))
+	f.Fuzz(func(t *testing.T, text string, repeat uint16) {
+		if text == "" {
+			return
+		}
+		text = strings.Repeat(text+" ", min(int(repeat)+1, 128<<10/(len(text)+1)))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		hits, err := s.Search(ctx, toolindex.SearchQuery{Text: text, Limit: 5})
+		require.NoError(t, err)
+		for i := 1; i < len(hits); i++ {
+			prev, h := hits[i-1], hits[i]
+			assert.True(t, prev.Score > h.Score || prev.Score == h.Score && prev.ID < h.ID, "hits out of order: %v", hits)
+		}
+	})
 }

@@ -152,9 +152,19 @@ func tokenGroups(tokens analysis.TokenStream) [][]string {
 // pairs returns the distinct pairs (pairKey) of different terms at most
 // window groups apart in groups, in order of first occurrence, at most
 // limit of them; window < 1 means any distance.
+//
+// The cost is linear in the number of groups, whatever the limit and
+// however few distinct pairs the groups hold. Within a window, each group
+// is paired with the window groups that follow it. At any distance, a
+// group that repeats an earlier one adds no pair the earlier one did not
+// (pairGroups drops it), and only the first maxPairGroups groups left
+// form pairs.
 func pairs(groups [][]string, window, limit int) []string {
+	if window < 1 {
+		groups = pairGroups(groups, maxPairGroups)
+	}
 	var out []string
-	seen := map[string]bool{}
+	seen := map[[2]string]bool{}
 	for i := range groups {
 		for j := i + 1; j < len(groups) && (window < 1 || j-i <= window); j++ {
 			for _, a := range groups[i] {
@@ -162,15 +172,56 @@ func pairs(groups [][]string, window, limit int) []string {
 					if a == b {
 						continue
 					}
-					if k := pairKey(a, b); !seen[k] {
-						if len(out) == limit {
-							return out
-						}
-						seen[k] = true
-						out = append(out, k)
+					k := [2]string{min(a, b), max(a, b)}
+					if seen[k] {
+						continue
 					}
+					if len(out) == limit {
+						return out
+					}
+					seen[k] = true
+					out = append(out, pairKey(a, b))
 				}
 			}
+		}
+	}
+	return out
+}
+
+// maxPairGroups bounds the groups of words (positions) that form pairs
+// at any distance, once repeated groups are dropped (pairGroups), so that
+// pairing them costs at most about maxPairGroups²/2 comparisons. A query
+// forms pairs only when it holds fewer than maxQueryTerms distinct words,
+// which fill well under 256 groups (a group repeats at most once, and
+// only when it holds two words: a split identifier and its first part);
+// a name holds at most 64 words (toolmodel.MaxNameLen).
+const maxPairGroups = 256
+
+// pairGroups returns the groups that can form a pair at any distance
+// that no earlier group forms, in order, at most limit of them: the first
+// occurrence of each group, and the second one of a group of several
+// terms (which pairs its terms with each other). A later occurrence of a
+// group pairs its terms with those of the same groups as the first one
+// does, and only after it in the order pairs scans them, so pairs over
+// the groups returned is pairs over all the groups, as long as fewer than
+// limit are returned.
+func pairGroups(groups [][]string, limit int) [][]string {
+	out := make([][]string, 0, min(len(groups), limit))
+	seen := map[string]int{}
+	for _, g := range groups {
+		if len(out) == limit {
+			break
+		}
+		if len(g) == 0 {
+			continue
+		}
+		key := g[0]
+		if len(g) > 1 {
+			key = strings.Join(g, "\x00") // no term holds a NUL (isWordRune)
+		}
+		if n := seen[key]; n == 0 || n == 1 && len(g) > 1 {
+			seen[key] = n + 1
+			out = append(out, g)
 		}
 	}
 	return out
@@ -204,7 +255,11 @@ const maxLeadPairs = 1024
 // weightedQuery returns the weighted terms to rank a query with, given
 // its tokens and its distinct terms (as queryTerms returns them): each term with its synonyms and its
 // agent noun as alternatives, then the pairs of its words near each other
-// (searched in the names' pairs only), at most maxQueryTerms in all.
+// (searched in the names' pairs only), at most maxQueryTerms in all. Pairs
+// are formed only when the query holds fewer than maxQueryTerms distinct
+// terms, so they are pairs of the terms given, and there are at most
+// maxQueryTerms - len(terms) of them. Its cost is linear in the number of
+// tokens (see pairs).
 func (s *Searcher) weightedQuery(tokens analysis.TokenStream, terms []string) []weightedTerm {
 	c := s.query
 	q := make([]weightedTerm, 0, len(terms))

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	index "github.com/blevesearch/bleve_index_api"
@@ -37,6 +38,12 @@ const maxQueryTerms = 64
 // disjunction of per-field term queries there visits every match through
 // nested searchers, which made a query about four times as slow as
 // reading the postings directly and adding up the scores, as Search does.
+//
+// A query's cost is linear in its length, plus that of at most
+// maxQueryTerms terms and their pairs: a long text is analysed in chunks
+// of queryChunk bytes, and ctx is checked between them and while the
+// postings are read, so that a deadline ends even a query of megabytes
+// promptly, with an error of code errors.Timeout.
 func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]toolindex.Hit, error) {
 	const op = "toolsearch.Searcher.Search"
 	if err := errors.FromContext(ctx, op, nil); err != nil {
@@ -46,7 +53,10 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 		return nil, errors.Opf(op, errors.InvalidArgument, "offset %d and limit %d: need offset >= 0 and limit >= 1", q.Offset, q.Limit)
 	}
 	names, text := lookupNames(q.Text)
-	tokens := s.analyzer.Analyze([]byte(text))
+	tokens, err := analyzeChunks(ctx, s.analyzer, text, queryChunk)
+	if err != nil {
+		return nil, searchError(ctx, op, err)
+	}
 	terms := s.queryTerms(tokens)
 	end := q.Offset + q.Limit
 	if end < q.Offset { // overflow: every hit is before the end
@@ -100,6 +110,9 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	hits := []toolindex.Hit{}
 	if len(terms) > 0 {
 		query := s.weightedQuery(tokens, terms)
+		if err := errors.FromContext(ctx, op, nil); err != nil {
+			return nil, err
+		}
 		if hits, err = s.rank(ctx, r, query, q.Namespace, depth, margin); err != nil {
 			return nil, searchError(ctx, op, err)
 		}
@@ -134,6 +147,74 @@ func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]tooli
 	}
 	hits = pin(hits, pinned, end)
 	return hits[min(q.Offset, len(hits)):], nil
+}
+
+// queryChunk is how many bytes of a query's text, at most, are analysed
+// between two checks of the context: about 15 ms of work.
+const queryChunk = 64 << 10
+
+// analyzeChunks returns the tokens of text analysed by a, as
+// a.Analyze([]byte(text)) returns them, but analyses the text a chunk of
+// about chunk bytes at a time, cut after a character that no word holds
+// (isChunkEnd), and checks ctx before each chunk: analysing a megabyte of
+// query takes a few hundred milliseconds, which a deadline must be able
+// to cut short. The analyzer's filters act on one token at a time, so the
+// terms are the same; the tokens' positions and offsets are shifted to
+// follow those of the chunks before.
+func analyzeChunks(ctx context.Context, a analysis.Analyzer, text string, chunk int) (analysis.TokenStream, error) {
+	if len(text) <= chunk {
+		return a.Analyze([]byte(text)), nil
+	}
+	var tokens analysis.TokenStream
+	start, position := 0, 0
+	for start < len(text) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		end := chunkEnd(text[start:], chunk) + start
+		last := position
+		for _, tok := range a.Analyze([]byte(text[start:end])) {
+			tok.Position += position
+			tok.Start += start
+			tok.End += start
+			last = max(last, tok.Position)
+			tokens = append(tokens, tok)
+		}
+		start, position = end, last
+	}
+	return tokens, nil
+}
+
+// chunkEnd returns where the first chunk of text ends: after the last
+// character ending at most chunk bytes in that can end a chunk
+// (isChunkEnd), or, when there is none, after the first one past them, or
+// at the end of the text. The text is decoded from its start, as the
+// tokenizer decodes it, so that a cut never falls inside a character,
+// however malformed the UTF-8.
+func chunkEnd(text string, chunk int) int {
+	if len(text) <= chunk {
+		return len(text)
+	}
+	cut := 0
+	for i := 0; i < len(text) && (i < chunk || cut == 0); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		if isChunkEnd(r) && (i <= chunk || cut == 0) {
+			cut = i
+		}
+	}
+	if cut == 0 {
+		return len(text)
+	}
+	return cut
+}
+
+// isChunkEnd reports whether the identifierTokenizer ends any token at r:
+// r belongs to no word and is no apostrophe (which may join two words'
+// letters), or it is a character of a script written without spaces,
+// which is a token on its own.
+func isChunkEnd(r rune) bool {
+	return !isWordRune(r) && !isApostrophe(r) || isUnspacedScript(r)
 }
 
 // queryTerms returns the distinct terms of a query's tokens (its text
