@@ -13,7 +13,10 @@ import (
 //
 // CallTool runs the named tool (the backend's ToolName, or the tool's name)
 // for call and follows the same contract as [Executor.Execute]: in
-// particular, implementations must be safe for concurrent use.
+// particular, implementations must be safe for concurrent use, and return
+// when ctx is done. A panic in CallTool (on the goroutine that calls it)
+// fails the call with code [errors.Internal] and the panic value in the
+// message.
 type Provider interface {
 	CallTool(ctx context.Context, name string, call *Call) (Output, error)
 }
@@ -49,8 +52,9 @@ func (e *ProviderExecutor) Register(name string, p Provider) {
 	e.providers[name] = p
 }
 
-// Execute implements [Executor].
-func (e *ProviderExecutor) Execute(ctx context.Context, call *Call) (Output, error) {
+// Execute implements [Executor]. A panic in the provider becomes the
+// call's error, of code [errors.Internal].
+func (e *ProviderExecutor) Execute(ctx context.Context, call *Call) (out Output, err error) {
 	b := call.Backend.Provider
 	if b == nil {
 		return Output{}, errors.Errorf(errors.InvalidArgument, "backend %s is not a provider backend", call.Backend.Identity())
@@ -65,5 +69,10 @@ func (e *ProviderExecutor) Execute(ctx context.Context, call *Call) (Output, err
 	if name == "" {
 		name = call.Tool.Name
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = Output{}, panicked(call, v)
+		}
+	}()
 	return p.CallTool(ctx, name, call)
 }
