@@ -39,7 +39,7 @@ func TestDecodeMetaArgs(t *testing.T) {
 	_, err = decodeMetaArgs[chainInput](m, json.RawMessage(`{"steps": [{"id": 5}]}`))
 	require.Error(t, err)
 	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
-	assert.Contains(t, err.Error(), "probe: invalid arguments: /steps: ")
+	assert.Contains(t, err.Error(), `probe: invalid arguments: /steps/0/id: type: 5 has type "integer", want "string"`)
 	assert.Contains(t, err.Error(), "call probe again with arguments that follow its input schema")
 
 	_, err = decodeMetaArgs[chainInput](m, json.RawMessage(`{"steps": `))
