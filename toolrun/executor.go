@@ -117,10 +117,15 @@ func NewExecutorRegistry(executors map[toolmodel.BackendKind]Executor) *Executor
 	return r
 }
 
-// Register makes e the executor of kind, replacing any earlier one.
+// Register makes e the executor of kind, replacing any earlier one; a nil
+// e removes it.
 func (r *ExecutorRegistry) Register(kind toolmodel.BackendKind, e Executor) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if e == nil {
+		delete(r.executors, kind)
+		return
+	}
 	if r.executors == nil {
 		r.executors = map[toolmodel.BackendKind]Executor{}
 	}

@@ -46,10 +46,15 @@ func NewLocalExecutor() *LocalExecutor {
 }
 
 // Register makes fn the function of the given name, replacing any
-// earlier one. Backends refer to it as LocalBackend{Name: name}.
+// earlier one; a nil fn removes it. Backends refer to it as
+// LocalBackend{Name: name}.
 func (e *LocalExecutor) Register(name string, fn LocalFunc) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if fn == nil {
+		delete(e.funcs, name)
+		return
+	}
 	e.funcs[name] = fn
 }
 

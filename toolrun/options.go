@@ -8,7 +8,8 @@ import (
 	"github.com/metatools-go/metatools/toolmodel"
 )
 
-// Option configures a [Runner].
+// Option configures a [Runner]. An option given nil (a hook, a policy, a
+// validator...) changes nothing: the runner keeps its default.
 type Option func(*Runner)
 
 // WithIndex makes the runner resolve tools in idx. Without it, the runner
@@ -27,7 +28,11 @@ func WithIndex(idx toolindex.Index) Option {
 // WithResolver adds a resolver, asked in order after the index for tools
 // it does not know.
 func WithResolver(res Resolver) Option {
-	return func(r *Runner) { r.resolvers = append(r.resolvers, res) }
+	return func(r *Runner) {
+		if res != nil {
+			r.resolvers = append(r.resolvers, res)
+		}
+	}
 }
 
 // WithSelector sets how a backend is chosen among a tool's backends; the
@@ -45,14 +50,22 @@ func WithSelector(s BackendSelector) Option {
 // WithValidator sets the schema validator; the default is a
 // [toolmodel.Validator] of the runner's own.
 func WithValidator(v toolmodel.SchemaValidator) Option {
-	return func(r *Runner) { r.validator = v }
+	return func(r *Runner) {
+		if v != nil {
+			r.validator = v
+		}
+	}
 }
 
 // WithRetryPolicy sets the retry policy; the default is
 // [DefaultRetryPolicy]. Use [NoRetry] to never retry. Whatever the policy,
 // a call runs again only when [SafeToRepeat] allows it.
 func WithRetryPolicy(p RetryPolicy) Option {
-	return func(r *Runner) { r.retry = p }
+	return func(r *Runner) {
+		if p != nil {
+			r.retry = p
+		}
+	}
 }
 
 // WithIdempotentTools declares the tools whose calls are safe to run
@@ -83,31 +96,53 @@ func WithConcurrencyPolicy(p ConcurrencyPolicy) Option {
 
 // WithExtension adds an extension to the pipeline.
 func WithExtension(e Extension) Option {
-	return func(r *Runner) { r.extensions = append(r.extensions, e) }
+	return func(r *Runner) {
+		if e != nil {
+			r.extensions = append(r.extensions, e)
+		}
+	}
+}
+
+// extensionOf returns the option adding the extension wrap(x), or an
+// option that adds nothing when x is nil.
+func extensionOf[T comparable](x T, wrap func(T) Extension) Option {
+	var none T
+	if x == none {
+		return func(*Runner) {}
+	}
+	return WithExtension(wrap(x))
 }
 
 // WithHook adds an execution hook to the pipeline.
-func WithHook(h ExecutionHook) Option { return WithExtension(hookExtension{hook: h}) }
+func WithHook(h ExecutionHook) Option {
+	return extensionOf(h, func(h ExecutionHook) Extension { return hookExtension{hook: h} })
+}
 
 // WithPreCall adds a pre-call hook to the pipeline.
-func WithPreCall(h PreCallHook) Option { return WithExtension(preCallExtension{hook: h}) }
+func WithPreCall(h PreCallHook) Option {
+	return extensionOf(h, func(h PreCallHook) Extension { return preCallExtension{hook: h} })
+}
 
 // WithPostCall adds a post-call hook to the pipeline.
-func WithPostCall(h PostCallHook) Option { return WithExtension(postCallExtension{hook: h}) }
+func WithPostCall(h PostCallHook) Option {
+	return extensionOf(h, func(h PostCallHook) Extension { return postCallExtension{hook: h} })
+}
 
 // WithAuthorization adds an authorization policy; every policy must allow
 // a call.
 func WithAuthorization(p AuthorizationPolicy) Option {
-	return WithExtension(authExtension{policy: p})
+	return extensionOf(p, func(p AuthorizationPolicy) Extension { return authExtension{policy: p} })
 }
 
 // WithMasker adds an argument masker; maskers apply in turn.
-func WithMasker(m ArgumentMasker) Option { return WithExtension(maskExtension{masker: m}) }
+func WithMasker(m ArgumentMasker) Option {
+	return extensionOf(m, func(m ArgumentMasker) Extension { return maskExtension{masker: m} })
+}
 
 // WithEventPublisher adds an event publisher. There is none by default, and
 // then no event is built at all.
 func WithEventPublisher(p EventPublisher) Option {
-	return WithExtension(publishExtension{publisher: p})
+	return extensionOf(p, func(p EventPublisher) Extension { return publishExtension{publisher: p} })
 }
 
 // CallOptions configures one call; its zero value asks for the defaults.

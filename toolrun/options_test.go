@@ -130,3 +130,30 @@ func TestAttemptsUnderTheDefaults(t *testing.T) {
 		assert.Equal(t, int32(3), executions.Load(), "RunBatch with BatchContinue")
 	})
 }
+
+// TestNilOptionsChangeNothing gives every option of the runner nil: the
+// runner keeps its defaults and runs calls as without them.
+func TestNilOptionsChangeNothing(t *testing.T) {
+	f := newFixture(t)
+	r := toolrun.New(f.registry, toolrun.WithIndex(f.index), nil,
+		toolrun.WithResolver(nil), toolrun.WithSelector(nil), toolrun.WithValidator(nil),
+		toolrun.WithRetryPolicy(nil), toolrun.WithConcurrencyPolicy(nil), toolrun.WithExtension(nil),
+		toolrun.WithHook(nil), toolrun.WithPreCall(nil), toolrun.WithPostCall(nil),
+		toolrun.WithAuthorization(nil), toolrun.WithMasker(nil), toolrun.WithEventPublisher(nil))
+	ctx := context.Background()
+	res, err := r.Run(ctx, "demo:echo", map[string]any{"text": "hi"})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"text": "hi"}, res.Structured)
+	_, err = r.Run(ctx, "demo:echo", map[string]any{"text": 1})
+	assert.Equal(t, errors.Validation, errors.CodeOf(err), "the default validator still validates: %v", err)
+
+	_, err = toolrun.New(nil, toolrun.WithIndex(f.index)).Run(ctx, "demo:echo", nil)
+	assert.Equal(t, errors.Unsupported, errors.CodeOf(err), "a runner without executors: %v", err)
+
+	f.local.Register("demo:echo", nil)
+	_, err = r.Run(ctx, "demo:echo", nil)
+	assert.Equal(t, errors.NotFound, errors.CodeOf(err), "a function registered as nil is removed: %v", err)
+	f.registry.Register(toolmodel.BackendLocal, nil)
+	_, err = r.Run(ctx, "demo:echo", nil)
+	assert.Equal(t, errors.Unsupported, errors.CodeOf(err), "an executor registered as nil is removed: %v", err)
+}

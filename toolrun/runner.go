@@ -76,7 +76,8 @@ type Runner struct {
 	masks       bool
 }
 
-// New returns a runner that executes calls with the executors of reg.
+// New returns a runner that executes calls with the executors of reg (a
+// nil reg has none).
 func New(reg *ExecutorRegistry, opts ...Option) *Runner {
 	r := &Runner{
 		executors: reg,
@@ -85,8 +86,13 @@ func New(reg *ExecutorRegistry, opts ...Option) *Runner {
 		retry:     DefaultRetryPolicy(),
 		timeout:   DefaultCallTimeout,
 	}
+	if reg == nil {
+		r.executors = NewExecutorRegistry(nil)
+	}
 	for _, opt := range opts {
-		opt(r)
+		if opt != nil {
+			opt(r)
+		}
 	}
 	for _, e := range r.extensions {
 		r.publishes = r.publishes || mayPublish(e)
