@@ -137,10 +137,9 @@
 //
 //	execute: tool "fs:read" (backend mcp:fs): no answer from MCP server "fs" within 1m0s
 //
-// So does a [LocalFunc] that ignores its context: the call fails at its
-// deadline, and the function, which Go cannot stop, runs on to its end on
-// a goroutine of its own, its result dropped. A local function or a
-// [Provider] that panics fails its call with code [errors.Internal] and
+// A [LocalFunc] is bounded through its context, which it must honour: it
+// runs on the caller's goroutine. A local function or a [Provider] that
+// panics fails its call with code [errors.Internal] and
 // the panic value in the message; like any internal error, that is
 // retried only by a [RetryPolicy] that retries internal errors (the
 // default does not), within the rule above.

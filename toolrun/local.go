@@ -22,13 +22,11 @@ import (
 // code [errors.Internal] and the panic value in the message; it does not
 // reach the caller's goroutine.
 //
-// A function should honour ctx, and return soon after it is done: the
-// call fails when ctx is done (its timeout, [CallOptions.Timeout] or the
-// runner's, expires, or the caller cancels it), whether the function has
-// returned or not. A function that ignores ctx keeps running on its own
-// goroutine after its call failed, since Go cannot stop it; what it
-// returns then is dropped, and it must no longer read the arguments,
-// which are the caller's again.
+// A function must honour ctx, and return soon after it is done: the
+// call's timeout ([CallOptions.Timeout], else the runner's) and the
+// caller's cancellation reach it only through ctx. The function runs on
+// the caller's goroutine, so one that ignores ctx holds its call until it
+// returns.
 type LocalFunc func(ctx context.Context, args map[string]any) (any, error)
 
 // LocalExecutor is the [Executor] of [toolmodel.BackendLocal] backends: it
@@ -63,10 +61,9 @@ func LocalBackendFor(name string) toolmodel.ToolBackend {
 	return toolmodel.ToolBackend{Kind: toolmodel.BackendLocal, Local: &toolmodel.LocalBackend{Name: name}}
 }
 
-// Execute implements [Executor]. It returns when ctx is done even if the
-// function does not (see [LocalFunc]): a context that can end gets the
-// function run on a goroutine of its own, one that cannot (such as
-// context.Background()) runs it on the caller's.
+// Execute implements [Executor]. The function runs on the caller's
+// goroutine: handing it to another would cost a call more than the rest
+// of the runner's pipeline.
 func (e *LocalExecutor) Execute(ctx context.Context, call *Call) (Output, error) {
 	if call.Backend.Local == nil {
 		return Output{}, errors.Errorf(errors.InvalidArgument, "backend %s is not a local backend", call.Backend.Identity())
@@ -80,12 +77,7 @@ func (e *LocalExecutor) Execute(ctx context.Context, call *Call) (Output, error)
 	if err := errors.FromContext(ctx, OpExecute, nil); err != nil {
 		return Output{}, err
 	}
-	var res localResult
-	if ctx.Done() == nil {
-		res = callLocal(ctx, fn, call.Args)
-	} else if res, ok = callLocalAsync(ctx, fn, call.Args); !ok {
-		return Output{}, errors.FromContext(ctx, OpExecute, nil)
-	}
+	res := callLocal(ctx, fn, call.Args)
 	if res.panicked {
 		return Output{}, panicked(call, res.value)
 	}
@@ -104,7 +96,7 @@ func (e *LocalExecutor) Execute(ctx context.Context, call *Call) (Output, error)
 }
 
 // localResult is what a local function returned, or the value it
-// panicked with (nil when it called runtime.Goexit).
+// panicked with.
 type localResult struct {
 	value    any
 	err      error
@@ -122,50 +114,12 @@ func callLocal(ctx context.Context, fn LocalFunc, args map[string]any) (res loca
 	return res
 }
 
-// callLocalAsync calls fn on a goroutine of its own and returns what it
-// returned, or false as soon as ctx is done: the function then goes on
-// alone, and its result is dropped. A panic is recovered, and so is a
-// function that calls [runtime.Goexit]: neither reaches the caller's
-// goroutine.
-func callLocalAsync(ctx context.Context, fn LocalFunc, args map[string]any) (localResult, bool) {
-	// Buffered, so that the goroutine of an abandoned function ends
-	// without anyone receiving.
-	done := make(chan localResult, 1)
-	go func() {
-		var res localResult
-		returned := false
-		defer func() {
-			if !returned {
-				res = localResult{panicked: true, value: recover()}
-			}
-			done <- res
-		}()
-		res.value, res.err = fn(ctx, args)
-		returned = true
-	}()
-	select {
-	case res := <-done:
-		return res, true
-	case <-ctx.Done():
-		// A function that returned just as ctx ended keeps its result.
-		select {
-		case res := <-done:
-			return res, true
-		default:
-			return localResult{}, false
-		}
-	}
-}
-
-// panicked returns the error of a call whose tool panicked with v (nil
-// for a function that called runtime.Goexit): code [errors.Internal], not
-// retryable, naming the tool and its backend, and wrapping v when it is
-// an error.
+// panicked returns the error of a call whose tool panicked with v: code
+// [errors.Internal], not retryable, naming the tool and its backend, and
+// wrapping v when it is an error.
 func panicked(call *Call, v any) *errors.Error {
 	var cause error
 	switch v := v.(type) {
-	case nil:
-		cause = errors.New("the function called runtime.Goexit")
 	case error:
 		cause = fmt.Errorf("panic: %w", v)
 	default:

@@ -2,7 +2,6 @@ package toolrun_test
 
 import (
 	"context"
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -43,10 +42,6 @@ func TestLocalPanicIsAnErrorOfTheCall(t *testing.T) {
 		{name: "runtime error", fn: func(_ context.Context, args map[string]any) (any, error) {
 			return args["list"].([]any)[3], nil // no list: a failed type assertion
 		}, message: "panic: interface conversion"},
-		{name: "Goexit", fn: func(context.Context, map[string]any) (any, error) {
-			runtime.Goexit()
-			return nil, nil
-		}, message: "runtime.Goexit"},
 	}
 	paths := []struct {
 		name string
@@ -96,16 +91,6 @@ func TestLocalPanicIsAnErrorOfTheCall(t *testing.T) {
 	}
 }
 
-func TestLocalPanicWithoutDeadline(t *testing.T) {
-	// Without a timeout, the function runs on the caller's goroutine: a
-	// panic is recovered there too.
-	f := newFixture(t)
-	f.add(t, `{"name":"boom","namespace":"demo","inputSchema":{"type":"object"}}`,
-		func(context.Context, map[string]any) (any, error) { panic("tool exploded") })
-	_, err := f.runner(toolrun.WithDefaultTimeout(0)).Run(context.Background(), "demo:boom", nil)
-	requirePanicError(t, err, "demo:boom", "panic: tool exploded")
-}
-
 func TestPanicIsRetriedOnlyAsInternalErrorsAre(t *testing.T) {
 	retryAll := toolrun.RetryFunc(func(attempt int, _ error) (time.Duration, bool) { return time.Second, attempt < 3 })
 	tests := []struct {
@@ -150,80 +135,4 @@ func TestProviderPanicIsAnErrorOfTheCall(t *testing.T) {
 	_, err = f.runner().Run(context.Background(), "demo:echo", nil, toolrun.CallOptions{Prefer: []toolrun.SelectHint{{Kind: toolmodel.BackendProvider}}})
 	requirePanicError(t, err, "demo:echo", "panic: provider exploded")
 	assert.Contains(t, err.Error(), "(backend provider:crm)")
-}
-
-// TestTimeoutOfAFunctionIgnoringItsContext runs a function that waits for
-// the test, not for its context: the call fails at its deadline all the
-// same, and the function, released at the end, finishes on its own.
-func TestTimeoutOfAFunctionIgnoringItsContext(t *testing.T) {
-	tests := []struct {
-		name    string
-		runner  []toolrun.Option
-		call    []toolrun.CallOptions
-		cancel  bool // the caller cancels instead
-		code    errors.Code
-		message string
-		wait    time.Duration
-	}{
-		{name: "runner's timeout", runner: []toolrun.Option{toolrun.WithDefaultTimeout(100 * time.Millisecond)},
-			code: errors.Timeout, message: `no answer from local function "demo:deaf" within 100ms`, wait: 100 * time.Millisecond},
-		{name: "call's timeout", call: []toolrun.CallOptions{{Timeout: toolmodel.Duration(50 * time.Millisecond)}},
-			code: errors.Timeout, message: `no answer from local function "demo:deaf" within 50ms`, wait: 50 * time.Millisecond},
-		{name: "canceled", cancel: true, code: errors.Canceled, message: "context canceled"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				f := newFixture(t)
-				release := make(chan struct{})
-				var finished atomic.Bool
-				f.add(t, `{"name":"deaf","namespace":"demo","inputSchema":{"type":"object"}}`,
-					func(context.Context, map[string]any) (any, error) {
-						<-release
-						finished.Store(true)
-						panic("too late: nobody hears this") // recovered on the function's goroutine, and dropped
-					})
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				if tt.cancel {
-					go func() {
-						time.Sleep(time.Second) // fake time
-						cancel()
-					}()
-					tt.wait = time.Second
-				}
-				start := time.Now()
-				res, err := f.runner(tt.runner...).Run(ctx, "demo:deaf", nil, tt.call...)
-				assert.Nil(t, res)
-				require.Error(t, err)
-				assert.Equal(t, tt.code, errors.CodeOf(err), "error: %v", err)
-				assert.Contains(t, err.Error(), `execute: tool "demo:deaf" (backend local:demo:deaf): `+tt.message)
-				assert.Equal(t, tt.wait, time.Since(start), "the call ended at once")
-				assert.False(t, finished.Load(), "the function is still running")
-
-				close(release)
-				synctest.Wait() // the function's goroutine ends
-				assert.True(t, finished.Load())
-			})
-		})
-	}
-}
-
-func TestBatchTimeoutOfAFunctionIgnoringItsContext(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t)
-		release := make(chan struct{})
-		f.add(t, `{"name":"deaf","namespace":"demo","inputSchema":{"type":"object"}}`,
-			func(context.Context, map[string]any) (any, error) { <-release; return "done", nil })
-		start := time.Now()
-		results, err := f.runner().RunBatch(context.Background(), []toolrun.BatchCall{
-			{ToolID: "demo:deaf", Options: toolrun.CallOptions{Timeout: toolmodel.Duration(time.Second)}},
-			{ToolID: "demo:echo"},
-		})
-		require.NoError(t, err)
-		assert.Equal(t, errors.Timeout, errors.CodeOf(results[0].Err), "error: %v", results[0].Err)
-		require.NoError(t, results[1].Err)
-		assert.Equal(t, time.Second, time.Since(start))
-		close(release)
-	})
 }
