@@ -238,7 +238,8 @@ func TypeScript(tools []toolmodel.Tool, opts TypeScriptOptions) (string, error) 
 	}
 
 	w := &tsWriter{names: newNameSet(), shared: map[string]string{}, bodies: map[string]string{}, terse: opts.Terse}
-	rootType := w.names.take(pascal(root))
+	// A root without a letter or digit ("$", "_") names the type Root.
+	rootType := w.names.take(cmp.Or(pascal(root), "Root"))
 	// Name every tool's types before any definition takes a name, so that
 	// a tool's own names do not depend on the other tools' definitions.
 	decls := make([]tsToolDecl, len(sorted))
