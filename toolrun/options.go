@@ -103,46 +103,38 @@ func WithExtension(e Extension) Option {
 	}
 }
 
-// extensionOf returns the option adding the extension wrap(x), or an
-// option that adds nothing when x is nil.
-func extensionOf[T comparable](x T, wrap func(T) Extension) Option {
+// extensionOf returns the option adding e, the extension made of x, or
+// an option that adds nothing when x is nil.
+func extensionOf[T comparable](x T, e Extension) Option {
 	var none T
 	if x == none {
 		return func(*Runner) {}
 	}
-	return WithExtension(wrap(x))
+	return WithExtension(e)
 }
 
 // WithHook adds an execution hook to the pipeline.
-func WithHook(h ExecutionHook) Option {
-	return extensionOf(h, func(h ExecutionHook) Extension { return hookExtension{hook: h} })
-}
+func WithHook(h ExecutionHook) Option { return extensionOf(h, hookExtension{hook: h}) }
 
 // WithPreCall adds a pre-call hook to the pipeline.
-func WithPreCall(h PreCallHook) Option {
-	return extensionOf(h, func(h PreCallHook) Extension { return preCallExtension{hook: h} })
-}
+func WithPreCall(h PreCallHook) Option { return extensionOf(h, preCallExtension{hook: h}) }
 
 // WithPostCall adds a post-call hook to the pipeline.
-func WithPostCall(h PostCallHook) Option {
-	return extensionOf(h, func(h PostCallHook) Extension { return postCallExtension{hook: h} })
-}
+func WithPostCall(h PostCallHook) Option { return extensionOf(h, postCallExtension{hook: h}) }
 
 // WithAuthorization adds an authorization policy; every policy must allow
 // a call.
 func WithAuthorization(p AuthorizationPolicy) Option {
-	return extensionOf(p, func(p AuthorizationPolicy) Extension { return authExtension{policy: p} })
+	return extensionOf(p, authExtension{policy: p})
 }
 
 // WithMasker adds an argument masker; maskers apply in turn.
-func WithMasker(m ArgumentMasker) Option {
-	return extensionOf(m, func(m ArgumentMasker) Extension { return maskExtension{masker: m} })
-}
+func WithMasker(m ArgumentMasker) Option { return extensionOf(m, maskExtension{masker: m}) }
 
 // WithEventPublisher adds an event publisher. There is none by default, and
 // then no event is built at all.
 func WithEventPublisher(p EventPublisher) Option {
-	return extensionOf(p, func(p EventPublisher) Extension { return publishExtension{publisher: p} })
+	return extensionOf(p, publishExtension{publisher: p})
 }
 
 // CallOptions configures one call; its zero value asks for the defaults.
