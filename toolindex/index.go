@@ -189,7 +189,9 @@ type Page struct {
 //
 // A source owns the backend of one identity: every registration it lists
 // must have a backend of that identity, and on refresh the index removes
-// that backend from the tools the source no longer lists.
+// that backend from the tools the source no longer lists. Sources that
+// share an identity own it together: a [MemoryIndex] reconciles that
+// backend with the union of their listings (see [WithSource]).
 type Source interface {
 	// Identity returns the identity of the backend of every registration
 	// the source lists ([toolmodel.ToolBackend.Identity]). It must not

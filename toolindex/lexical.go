@@ -63,7 +63,8 @@ const (
 // distinct terms per tool).
 //
 // It is safe for concurrent use: queries run in parallel, changes run
-// alone.
+// alone. The zero value is an empty searcher ready to use, as
+// [NewLexicalSearcher] makes it; it must not be copied after first use.
 type LexicalSearcher struct {
 	mu       sync.RWMutex
 	nums     map[string]int32     // tool ID -> document number
@@ -168,6 +169,11 @@ func (s *LexicalSearcher) Upsert(ctx context.Context, tools []toolmodel.Tool) er
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.nums == nil {
+		// A zero LexicalSearcher: Remove and Search read nil maps as
+		// empty, so only the first Upsert has to make them.
+		s.nums, s.postings = map[string]int32{}, map[string][]posting{}
+	}
 	for i := range docs {
 		s.removeLocked(docs[i].id)
 		s.addLocked(&docs[i])

@@ -53,9 +53,23 @@ import (
 //   - Get, GetAll, List, Namespaces, Len and Search hold the read lock
 //     only while they copy from the maps; Search calls the Searcher
 //     without any lock.
+//
+// The zero value is an empty index ready to use, as [New] without
+// options makes it: it searches with a [LexicalSearcher] of its own,
+// made on first use, and has no source. It must not be copied after
+// first use.
 type MemoryIndex struct {
+	// searcher is set by New, or on first use by setDefaults, and never
+	// changes afterwards.
 	searcher Searcher
-	sources  []registeredSource
+	// defaults gives a zero MemoryIndex what New gives every index. A
+	// sync.Once costs one atomic load once done, which keeps it off the
+	// profile of Register and Search; New runs it too, so that every
+	// later call takes the fast path.
+	defaults sync.Once
+	// sources are the sources given with WithSource, by identity, in the
+	// order their first source was given. They are fixed by New.
+	sources []*sourceGroup
 
 	// writeMu serializes changes, from staging until their events are
 	// queued. The fields below change only under both writeMu and mu, so
@@ -102,11 +116,20 @@ func (e *entry) backendIndex(identity string) int {
 type registeredSource struct {
 	src  Source
 	opts []RegisterOption
-	// mu serializes the refreshes of the source, so that its listings
+}
+
+// sourceGroup is the sources given with WithSource that share one
+// identity. They own that identity's backend together, so Refresh lists
+// them all and reconciles the backend with the union of their listings:
+// reconciling each one alone would take away the tools of the others.
+type sourceGroup struct {
+	identity string
+	sources  []registeredSource // in the order given
+	// mu serializes the refreshes of the group, so that its listings
 	// taken at different times are never applied out of order. Each
-	// source has its own, so that a source slow to list (a server still
-	// starting) delays no refresh of another.
-	mu *sync.Mutex
+	// group has its own, so that a source slow to list (a server still
+	// starting) delays no refresh of another identity.
+	mu sync.Mutex
 }
 
 // Option configures a [MemoryIndex].
@@ -127,33 +150,65 @@ func WithSearcher(s Searcher) Option {
 // WithSource adds a source of tools, which [MemoryIndex.Refresh] lists
 // and reconciles with the index, registering its tools with opts. The
 // index starts without the source's tools: call Refresh to load them.
-// Sources are refreshed in the order they were given.
+// Sources are refreshed in the order they were given, those of one
+// identity together, at the place of the first of them. A nil src is
+// ignored.
+//
+// Several sources may share an identity, such as two services imported
+// from one gRPC server: they own the backend of that identity together.
+// Refresh lists all of them and reconciles the backend with the union of
+// their listings, so a tool stays as long as one of them lists it; when
+// two of them list the same tool, the one given last sets its definition
+// and backend, as a later registration of the same source would. Each
+// registers its tools with its own opts. The source's Identity is read
+// once, when New applies the option.
 func WithSource(src Source, opts ...RegisterOption) Option {
 	return func(ix *MemoryIndex) {
-		if src != nil {
-			ix.sources = append(ix.sources, registeredSource{src: src, opts: opts, mu: &sync.Mutex{}})
+		if src == nil {
+			return
 		}
+		s := registeredSource{src: src, opts: opts}
+		identity := src.Identity()
+		for _, g := range ix.sources {
+			if g.identity == identity {
+				g.sources = append(g.sources, s)
+				return
+			}
+		}
+		ix.sources = append(ix.sources, &sourceGroup{identity: identity, sources: []registeredSource{s}})
 	}
 }
 
 // New returns an empty index. Without options it searches with a new
 // [LexicalSearcher], selects backends with [DefaultSelector], and has no
-// source.
+// source. Nil options are ignored.
 func New(opts ...Option) *MemoryIndex {
-	ix := &MemoryIndex{
-		tools:       map[string]*entry{},
-		byNamespace: map[string]*sortedSet{},
-		byBackend:   map[string]*sortedSet{},
-	}
+	ix := &MemoryIndex{}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(ix)
 		}
 	}
+	ix.defaults.Do(ix.setDefaults)
+	return ix
+}
+
+// setDefaults fills in what an index needs and options did not give it.
+// It runs once, from New or from the first change or search of a zero
+// MemoryIndex. The Searcher is read only after it ran; the maps are made
+// under mu, since readers of a zero index read them (nil maps read as
+// empty) without running it.
+func (ix *MemoryIndex) setDefaults() {
 	if ix.searcher == nil {
 		ix.searcher = NewLexicalSearcher()
 	}
-	return ix
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.tools == nil {
+		ix.tools = map[string]*entry{}
+		ix.byNamespace = map[string]*sortedSet{}
+		ix.byBackend = map[string]*sortedSet{}
+	}
 }
 
 // prepare validates a registration and returns a copy that shares nothing
@@ -226,6 +281,7 @@ func (ix *MemoryIndex) registerAll(ctx context.Context, op string, regs []Regist
 // the Searcher's indexing run without mu, so readers do not wait for
 // them; see [txn.commit].
 func (ix *MemoryIndex) change(ctx context.Context, op string, stage func(*txn) error) error {
+	ix.defaults.Do(ix.setDefaults)
 	ix.writeMu.Lock()
 	tx := ix.begin(op)
 	err := stage(tx)
@@ -414,6 +470,7 @@ func (ix *MemoryIndex) Search(ctx context.Context, req SearchRequest) (Page, err
 	// The Searcher is asked without the lock: a long query must not hold
 	// up a change, which would hold up every reader queued behind it.
 	// One hit more than the page tells whether there is a next page.
+	ix.defaults.Do(ix.setDefaults)
 	hits, err := ix.searcher.Search(ctx, SearchQuery{Text: req.Query, Namespace: req.Namespace, Offset: offset, Limit: limit + 1})
 	if err != nil {
 		return Page{}, fmt.Errorf("%s: %w", op, err)
@@ -458,29 +515,32 @@ func (ix *MemoryIndex) OnChange(fn func(ChangeEvent)) (unsubscribe func()) {
 // Refresh implements [Index]. Each source is listed without holding the
 // index's lock, then reconciled atomically: its listed tools are
 // registered, and its backend is removed from the tools it no longer
-// lists. A listing in which a registration is invalid, has a backend of
-// another identity than the source's, or conflicts with another source's
-// definition (unless the source was given [Replace]) is refused as a
-// whole, and the source keeps its tools. When ctx is done during the
-// pass, the sources not yet refreshed are skipped.
+// lists. Sources that share an identity (see [WithSource]) are listed
+// one after the other and reconciled together, with the union of their
+// listings. A listing in which a registration is invalid, has a backend
+// of another identity than the source's, or conflicts with another
+// source's definition (unless the source was given [Replace]) is refused
+// as a whole, and the source keeps its tools; so do the other sources of
+// its identity, since their listings are reconciled as one. When ctx is
+// done during the pass, the sources not yet refreshed are skipped.
 //
-// The refreshes of one source are serialized; refreshes of different
-// sources, made by concurrent calls, run at the same time.
+// The refreshes of one identity are serialized; refreshes of different
+// identities, made by concurrent calls, run at the same time.
 func (ix *MemoryIndex) Refresh(ctx context.Context, identities ...string) error {
 	const op = "toolindex.Refresh"
 	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return err
 	}
 	var errs []error
-	for _, s := range ix.sources {
-		if len(identities) > 0 && !slices.Contains(identities, s.src.Identity()) {
+	for _, g := range ix.sources {
+		if len(identities) > 0 && !slices.Contains(identities, g.identity) {
 			continue
 		}
 		if err := errors.FromContext(ctx, op, nil); err != nil {
 			errs = append(errs, err)
 			break
 		}
-		if err := ix.refreshSource(ctx, op, s); err != nil {
+		if err := ix.refreshGroup(ctx, op, g); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -498,36 +558,59 @@ func (ix *MemoryIndex) Refresh(ctx context.Context, identities ...string) error 
 // changes it hears of can skip, at no cost, the changes of sources the
 // index does not follow.
 func (ix *MemoryIndex) HasSource(identity string) bool {
-	return slices.ContainsFunc(ix.sources, func(s registeredSource) bool { return s.src.Identity() == identity })
+	return slices.ContainsFunc(ix.sources, func(g *sourceGroup) bool { return g.identity == identity })
 }
 
-func (ix *MemoryIndex) refreshSource(ctx context.Context, op string, s registeredSource) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	identity := s.src.Identity()
-	regs, err := s.src.ListTools(ctx)
-	if err != nil {
-		return fmt.Errorf("%s: source %s: %w", op, identity, err)
-	}
-	prepared := make([]Registration, len(regs))
-	listed := make(map[string]bool, len(regs))
-	for i := range regs {
-		p, err := prepare(&regs[i])
+// listing is the prepared registrations of one source, with the options
+// it registers them with.
+type listing struct {
+	name string // the source, for errors
+	regs []Registration
+	cfg  registerConfig
+}
+
+// refreshGroup lists every source of a group, then reconciles the
+// group's backend with the union of their listings in one change. It
+// stops at the first source that fails: the others' listings alone would
+// take that source's tools away.
+func (ix *MemoryIndex) refreshGroup(ctx context.Context, op string, g *sourceGroup) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	identity := g.identity
+	listings := make([]listing, len(g.sources))
+	listed := map[string]bool{}
+	for k, s := range g.sources {
+		// Sources of one identity are told apart by their position.
+		name := identity
+		if len(g.sources) > 1 {
+			name = fmt.Sprintf("%s #%d", identity, k+1)
+		}
+		regs, err := s.src.ListTools(ctx)
 		if err != nil {
-			return errors.Opf(op, errors.InvalidArgument, "source %s: registration %d: %w", identity, i, err)
+			return fmt.Errorf("%s: source %s: %w", op, name, err)
 		}
-		if got := p.Backend.Identity(); got != identity {
-			return errors.Opf(op, errors.InvalidArgument, "source %s: registration %d has a backend of another identity, %s", identity, i, got)
+		prepared := make([]Registration, len(regs))
+		for i := range regs {
+			p, err := prepare(&regs[i])
+			if err != nil {
+				return errors.Opf(op, errors.InvalidArgument, "source %s: registration %d: %w", name, i, err)
+			}
+			if got := p.Backend.Identity(); got != identity {
+				return errors.Opf(op, errors.InvalidArgument, "source %s: registration %d has a backend of another identity, %s", name, i, got)
+			}
+			prepared[i] = p
+			listed[p.Tool.ID()] = true
 		}
-		prepared[i] = p
-		listed[p.Tool.ID()] = true
+		listings[k] = listing{name: name, regs: prepared, cfg: newRegisterConfig(s.opts)}
 	}
-	cfg := newRegisterConfig(s.opts)
 
 	return ix.change(ctx, op, func(tx *txn) error {
-		for i := range prepared {
-			if err := tx.register(&prepared[i], cfg); err != nil {
-				return fmt.Errorf("%s: source %s: %w", op, identity, err)
+		for k := range listings {
+			l := &listings[k]
+			for i := range l.regs {
+				if err := tx.register(&l.regs[i], l.cfg); err != nil {
+					return fmt.Errorf("%s: source %s: %w", op, l.name, err)
+				}
 			}
 		}
 		if set := ix.byBackend[identity]; set != nil {

@@ -440,3 +440,102 @@ func TestHasSource(t *testing.T) {
 	assert.False(t, idx.HasSource("mcp:jira"))
 	assert.False(t, toolindex.New().HasSource("mcp:github"))
 }
+
+// TestRefreshSourcesOfOneIdentity checks that sources sharing an identity
+// are reconciled together: neither's listing takes the other's tools away.
+func TestRefreshSourcesOfOneIdentity(t *testing.T) {
+	ctx := context.Background()
+	grpc := toolmodel.ToolBackend{Kind: toolmodel.BackendGRPC, GRPC: &toolmodel.GRPCBackend{Address: "api:443", Method: "/a.B/C"}}
+	tool := func(name string) toolindex.Registration { return reg(newTool("api", name, "Does "+name+"."), grpc) }
+	invalid := reg(newTool("api", "bad name", "Invalid."), grpc)
+	down := errors.Errorf(errors.Unavailable, "server down")
+
+	type listing struct {
+		regs []toolindex.Registration
+		err  error
+	}
+	tests := []struct {
+		name         string
+		before       [2]listing // what the first refresh lists
+		after        [2]listing // what the second refresh lists
+		want         []string
+		wantErr      error
+		wantErrNames string
+	}{
+		{
+			name:   "both listings are kept",
+			before: [2]listing{{regs: []toolindex.Registration{tool("a")}}, {regs: []toolindex.Registration{tool("b")}}},
+			after:  [2]listing{{regs: []toolindex.Registration{tool("a")}}, {regs: []toolindex.Registration{tool("b")}}},
+			want:   []string{"api:a", "api:b"},
+		},
+		{
+			name:   "a tool neither lists goes",
+			before: [2]listing{{regs: []toolindex.Registration{tool("a"), tool("c")}}, {regs: []toolindex.Registration{tool("b")}}},
+			after:  [2]listing{{regs: []toolindex.Registration{tool("a")}}, {regs: []toolindex.Registration{tool("b")}}},
+			want:   []string{"api:a", "api:b"},
+		},
+		{
+			name:   "a tool stays while one lists it",
+			before: [2]listing{{regs: []toolindex.Registration{tool("a"), tool("s")}}, {regs: []toolindex.Registration{tool("b"), tool("s")}}},
+			after:  [2]listing{{regs: []toolindex.Registration{tool("a")}}, {regs: []toolindex.Registration{tool("b"), tool("s")}}},
+			want:   []string{"api:a", "api:b", "api:s"},
+		},
+		{
+			name:         "a source that fails keeps the tools of its identity",
+			before:       [2]listing{{regs: []toolindex.Registration{tool("a")}}, {regs: []toolindex.Registration{tool("b")}}},
+			after:        [2]listing{{err: down}, {}},
+			want:         []string{"api:a", "api:b"},
+			wantErr:      errors.ErrUnavailable,
+			wantErrNames: "source grpc:api:443 #1",
+		},
+		{
+			name:         "an invalid listing keeps the tools of its identity",
+			before:       [2]listing{{regs: []toolindex.Registration{tool("a")}}, {regs: []toolindex.Registration{tool("b")}}},
+			after:        [2]listing{{}, {regs: []toolindex.Registration{invalid}}},
+			want:         []string{"api:a", "api:b"},
+			wantErr:      errors.ErrInvalidArgument,
+			wantErrNames: "source grpc:api:443 #2",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first, second := &staticSource{identity: grpc.Identity()}, &staticSource{identity: grpc.Identity()}
+			idx := toolindex.New(toolindex.WithSource(first), toolindex.WithSource(second))
+			first.set(tt.before[0].regs, tt.before[0].err)
+			second.set(tt.before[1].regs, tt.before[1].err)
+			require.NoError(t, idx.Refresh(ctx))
+
+			first.set(tt.after[0].regs, tt.after[0].err)
+			second.set(tt.after[1].regs, tt.after[1].err)
+			err := idx.Refresh(ctx)
+			if tt.wantErr != nil {
+				require.ErrorIs(t, err, tt.wantErr)
+				require.ErrorContains(t, err, tt.wantErrNames)
+			} else {
+				require.NoError(t, err)
+			}
+			page, err := idx.List(ctx, toolindex.ListRequest{})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, ids(page.Items))
+		})
+	}
+}
+
+func TestRefreshSourcesOfOneIdentityTogether(t *testing.T) {
+	ctx := context.Background()
+	gh := mcpBackend("github")
+	first, second := &staticSource{identity: gh.Identity()}, &staticSource{identity: gh.Identity()}
+	other := &staticSource{identity: "mcp:jira"}
+	first.set([]toolindex.Registration{reg(newTool("gh", "shared", "As the first source has it."), gh)}, nil)
+	second.set([]toolindex.Registration{reg(newTool("gh", "shared", "As the second source has it."), gh)}, nil)
+	idx := toolindex.New(toolindex.WithSource(first), toolindex.WithSource(other), toolindex.WithSource(second))
+	assert.True(t, idx.HasSource(gh.Identity()))
+
+	require.NoError(t, idx.Refresh(ctx, gh.Identity()))
+	assert.Equal(t, 1, first.listed(), "refreshing an identity lists each of its sources")
+	assert.Equal(t, 1, second.listed())
+	assert.Zero(t, other.listed())
+	got, _, err := idx.Get(ctx, "gh:shared")
+	require.NoError(t, err)
+	assert.Equal(t, "As the second source has it.", got.Description, "the source given last sets a tool both list")
+}

@@ -18,9 +18,10 @@ type SelectHint struct {
 	Backend string `json:"backend,omitempty"`
 }
 
-// Matches reports whether backend b has every property h sets.
+// Matches reports whether backend b has every property h sets. A nil b
+// is no backend, and matches no hint.
 func (h SelectHint) Matches(b *toolmodel.ToolBackend) bool {
-	return (h.Kind == "" || b.Kind == h.Kind) && (h.Backend == "" || b.Identity() == h.Backend)
+	return b != nil && (h.Kind == "" || b.Kind == h.Kind) && (h.Backend == "" || b.Identity() == h.Backend)
 }
 
 // DefaultSelector is the default choice among a tool's backends: the one
@@ -53,12 +54,19 @@ func kindRank(k toolmodel.BackendKind) int {
 	return 5
 }
 
-// Select returns the backend that should run tool. It fails with [errors.NotFound]
-// only when backends is empty.
+// Select returns the backend that should run tool. It fails with
+// [errors.InvalidArgument] when tool is nil, and with [errors.NotFound]
+// when backends is empty; it never fails otherwise.
 func (DefaultSelector) Select(_ context.Context, tool *toolmodel.Tool, backends []toolmodel.ToolBackend, hints []SelectHint) (toolmodel.ToolBackend, error) {
+	const op = "toolindex.Select"
+	if tool == nil {
+		// The choice does not depend on the tool, but a caller that has
+		// none has lost track of what it runs.
+		return toolmodel.ToolBackend{}, errors.Opf(op, errors.InvalidArgument, "tool is nil")
+	}
 	if len(backends) == 0 {
 		e := errors.Errorf(errors.NotFound, "no backend to select from")
-		e.Op, e.ToolID = "toolindex.Select", tool.ID()
+		e.Op, e.ToolID = op, tool.ID()
 		return toolmodel.ToolBackend{}, e
 	}
 	for _, h := range hints {

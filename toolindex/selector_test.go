@@ -61,3 +61,46 @@ func TestSelectHintMatches(t *testing.T) {
 	assert.False(t, toolindex.SelectHint{Kind: toolmodel.BackendLocal}.Matches(&b))
 	assert.False(t, toolindex.SelectHint{Kind: toolmodel.BackendMCP, Backend: "mcp:other"}.Matches(&b))
 }
+
+func TestDefaultSelectorNilAndEmpty(t *testing.T) {
+	tool := newTool("", "t", "d")
+	backends := []toolmodel.ToolBackend{mcpBackend("a"), localBackend("l")}
+	tests := []struct {
+		name     string
+		tool     *toolmodel.Tool
+		backends []toolmodel.ToolBackend
+		hints    []toolindex.SelectHint
+		want     toolmodel.ToolBackend
+		wantErr  error
+	}{
+		{"nil tool", nil, backends, nil, toolmodel.ToolBackend{}, errors.ErrInvalidArgument},
+		{"nil tool and no backends", nil, nil, nil, toolmodel.ToolBackend{}, errors.ErrInvalidArgument},
+		{"no backends", &tool, nil, nil, toolmodel.ToolBackend{}, errors.ErrNotFound},
+		{"empty backends", &tool, []toolmodel.ToolBackend{}, []toolindex.SelectHint{{}}, toolmodel.ToolBackend{}, errors.ErrNotFound},
+		{"zero backend", &tool, []toolmodel.ToolBackend{{}}, []toolindex.SelectHint{{Kind: toolmodel.BackendMCP}}, toolmodel.ToolBackend{}, nil},
+		{"empty hints", &tool, backends, []toolindex.SelectHint{}, localBackend("l"), nil},
+		{"zero hints", &tool, backends, make([]toolindex.SelectHint, 3), localBackend("l"), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got toolmodel.ToolBackend
+			var err error
+			require.NotPanics(t, func() {
+				got, err = toolindex.DefaultSelector{}.Select(context.Background(), tt.tool, tt.backends, tt.hints)
+			})
+			if tt.wantErr != nil {
+				require.ErrorIs(t, err, tt.wantErr)
+				assert.Contains(t, err.Error(), "toolindex.Select")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestSelectHintMatchesNil(t *testing.T) {
+	for _, h := range []toolindex.SelectHint{{}, {Kind: toolmodel.BackendMCP}, {Backend: "mcp:gh"}, {Kind: toolmodel.BackendMCP, Backend: "mcp:gh"}} {
+		assert.False(t, h.Matches(nil), "%+v matches no missing backend", h)
+	}
+}
