@@ -146,7 +146,7 @@ func (s *Store) build(tool *toolmodel.Tool, reg *Entry, level DetailLevel) (Doc,
 		Namespace: tool.Namespace,
 		Name:      tool.Name,
 		Title:     tool.Title,
-		Summary:   Summarize(tool.Description, s.summaryLen),
+		Summary:   Summarize(tool.Description, s.summaryLength()),
 		Tags:      slices.Clone(tool.Tags),
 	}
 	if d.Title == "" && tool.Annotations != nil {
@@ -329,6 +329,7 @@ func (c TokenCosts) Richest(budget int) (DetailLevel, bool) {
 
 // costs prices the full document d at every level.
 func (s *Store) costs(d *Doc) TokenCosts {
+	s.defaults.Do(s.setDefaults)
 	return TokenCosts{
 		Summary: s.estimator.EstimateTokens(d.markdown(LevelSummary)),
 		Schema:  s.estimator.EstimateTokens(d.markdown(LevelSchema)),

@@ -146,7 +146,11 @@ func (d *Doc) writeFull(b *strings.Builder) {
 }
 
 // String describes the hints in words, such as "read-only, closed-world".
+// A nil a, a tool that declares no hints, is described by "".
 func (a *Annotations) String() string {
+	if a == nil {
+		return ""
+	}
 	var words []string
 	if a.ReadOnly {
 		words = append(words, "read-only")

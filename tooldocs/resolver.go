@@ -2,7 +2,9 @@ package tooldocs
 
 import (
 	"context"
+	"reflect"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
 )
 
@@ -45,9 +47,32 @@ type IndexReader interface {
 //
 // It uses GetAll rather than Get, so that documenting a tool never runs
 // the index's backend selection, which documentation does not need.
+//
+// A nil idx, or a nil pointer such as a nil *toolindex.MemoryIndex, has
+// no tool to give: the resolver then fails every call with
+// [errors.InvalidArgument] rather than panic in the middle of a request.
 func IndexResolver(idx IndexReader) ToolResolver {
+	if isNil(idx) {
+		return ToolResolverFunc(func(context.Context, string) (toolmodel.Tool, error) {
+			return toolmodel.Tool{}, errors.Opf("tooldocs.IndexResolver", errors.InvalidArgument, "the resolver was given no index")
+		})
+	}
 	return ToolResolverFunc(func(ctx context.Context, id string) (toolmodel.Tool, error) {
 		tool, _, err := idx.GetAll(ctx, id)
 		return tool, err
 	})
+}
+
+// isNil reports whether idx is nil or holds a nil value of a kind that
+// can be nil, whose methods would most likely panic. It is checked once,
+// when the resolver is made.
+func isNil(idx IndexReader) bool {
+	if idx == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(idx); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
 }

@@ -37,7 +37,9 @@ type Describer interface {
 }
 
 // Store holds the documentation of tools and discloses it progressively,
-// at the [DetailLevel] a caller can afford. Create one with [NewStore].
+// at the [DetailLevel] a caller can afford. Create one with [NewStore], or
+// use the zero value, which is an empty Store with the defaults of
+// NewStore without options. A Store must not be copied after first use.
 //
 // A Store documents two kinds of tools:
 //
@@ -63,13 +65,24 @@ type Describer interface {
 // [Store.DescribeWithin] render the document once per level; registered
 // tools remember the result. RemoveSource is O(n) and List O(n log n).
 type Store struct {
-	resolver   ToolResolver
-	validator  toolmodel.SchemaValidator
-	estimator  TokenEstimator
+	resolver ToolResolver
+	// validator and estimator are set by options, or else by setDefaults,
+	// and read only after it ran.
+	validator toolmodel.SchemaValidator
+	estimator TokenEstimator
+	// defaults gives a zero Store what NewStore gives every Store. Once
+	// done, it costs an atomic load per call that needs its fields;
+	// NewStore runs it, so that those calls take the fast path at once.
+	defaults sync.Once
+	// summaryLen is the longest summary in runes: 0 for
+	// DefaultSummaryLength, which the zero Store has, and negative for no
+	// limit.
 	summaryLen int
 	digests    digestCache
 
-	mu      sync.RWMutex
+	mu sync.RWMutex
+	// entries is made by the first registration, under mu: reading a nil
+	// map finds nothing, as an empty Store should.
 	entries map[string]*entry
 }
 
@@ -92,46 +105,81 @@ type entry struct {
 type Option func(*Store)
 
 // WithResolver makes the Store describe tools it does not keep, by
-// resolving their definitions through r (see [IndexResolver]).
+// resolving their definitions through r (see [IndexResolver]). A nil r,
+// or a nil [ToolResolverFunc], leaves the Store without a resolver.
 func WithResolver(r ToolResolver) Option {
-	return func(s *Store) { s.resolver = r }
+	return func(s *Store) {
+		if f, ok := r.(ToolResolverFunc); ok && f == nil {
+			r = nil
+		}
+		s.resolver = r
+	}
 }
 
 // WithValidator sets the validator that checks examples against their
 // tool's schemas. The default is a new [toolmodel.Validator]; share one to
-// share its cache of compiled schemas.
+// share its cache of compiled schemas. A nil v keeps the default.
 func WithValidator(v toolmodel.SchemaValidator) Option {
 	return func(s *Store) { s.validator = v }
 }
 
 // WithTokenEstimator sets how the Store estimates token costs. The default
-// is [EstimateTokens].
+// is [EstimateTokens]; a nil e, or a nil [TokenEstimatorFunc], keeps it.
 func WithTokenEstimator(e TokenEstimator) Option {
-	return func(s *Store) { s.estimator = e }
+	return func(s *Store) {
+		if f, ok := e.(TokenEstimatorFunc); ok && f == nil {
+			e = nil
+		}
+		s.estimator = e
+	}
 }
 
 // WithSummaryLength sets the longest one-line description, in runes (see
 // [Summarize]); n < 1 means no limit. The default is
 // [DefaultSummaryLength].
 func WithSummaryLength(n int) Option {
-	return func(s *Store) { s.summaryLen = max(n, 0) }
+	return func(s *Store) {
+		if n < 1 {
+			n = -1
+		}
+		s.summaryLen = n
+	}
 }
 
 // NewStore returns an empty Store. Nil options are ignored.
 func NewStore(opts ...Option) *Store {
-	s := &Store{summaryLen: DefaultSummaryLength, entries: map[string]*entry{}}
+	s := &Store{}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(s)
 		}
 	}
+	s.defaults.Do(s.setDefaults)
+	return s
+}
+
+// setDefaults fills in the validator and the estimator that options did
+// not set. It runs once, from NewStore or from the first call of a zero
+// Store that needs them.
+func (s *Store) setDefaults() {
 	if s.validator == nil {
 		s.validator = toolmodel.NewValidator()
 	}
 	if s.estimator == nil {
 		s.estimator = TokenEstimatorFunc(EstimateTokens)
 	}
-	return s
+}
+
+// summaryLength returns the longest summary, in runes, as [Summarize]
+// takes it: 0 for no limit.
+func (s *Store) summaryLength() int {
+	switch {
+	case s.summaryLen == 0:
+		return DefaultSummaryLength
+	case s.summaryLen < 0:
+		return 0
+	}
+	return s.summaryLen
 }
 
 // Register adds the documentation of one tool, replacing any entry already
@@ -152,9 +200,17 @@ func (s *Store) Register(ctx context.Context, e Entry) error {
 		return errors.WithOp("tooldocs.Register", err).With("", prepared.idOr(e), "")
 	}
 	s.mu.Lock()
-	s.entries[prepared.id] = prepared
+	s.put(prepared)
 	s.mu.Unlock()
 	return nil
+}
+
+// put stores a prepared entry; the caller holds the write lock.
+func (s *Store) put(p *entry) {
+	if s.entries == nil {
+		s.entries = map[string]*entry{}
+	}
+	s.entries[p.id] = p
 }
 
 // RegisterMany registers every entry or none: when one fails, the Store is
@@ -179,7 +235,7 @@ func (s *Store) RegisterMany(ctx context.Context, entries []Entry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range prepared {
-		s.entries[p.id] = p
+		s.put(p)
 	}
 	return nil
 }
@@ -220,6 +276,7 @@ func (s *Store) prepare(ctx context.Context, e Entry) (*entry, error) {
 		return p, errors.Errorf(errors.InvalidArgument, "source %q: must be a single line", source)
 	}
 	p.reg.Source = source
+	s.defaults.Do(s.setDefaults)
 	var err error
 	if p.reg.Examples, err = normalizeExamples(s.validator, &tool, e.Examples); err != nil {
 		return p, err
