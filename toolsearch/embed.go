@@ -69,7 +69,7 @@ type SemanticStatus struct {
 
 // SemanticStatus reports the state of the semantic ranking.
 func (s *Searcher) SemanticStatus() SemanticStatus {
-	if s.semantic == nil {
+	if s == nil || s.semantic == nil {
 		return SemanticStatus{}
 	}
 	return s.semantic.status()

@@ -50,11 +50,15 @@ const maxEmbedResponse = 64 << 20
 // ([errors.Unauthenticated] for 401, [errors.RateLimited] for 429,
 // [errors.Unavailable] for 5xx and for a service that cannot be reached)
 // and the message of the API's error body; an answer that is not one
-// vector per text has code [errors.Internal].
+// vector per text has code [errors.Internal]. An embedder without BaseURL
+// or Model, or a nil *OpenAIEmbedder, fails with [errors.InvalidArgument].
 func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	const op = "toolsearch.OpenAIEmbedder.Embed"
 	if len(texts) == 0 {
 		return nil, nil
+	}
+	if e == nil {
+		return nil, errors.Opf(op, errors.InvalidArgument, "the embedder is nil")
 	}
 	if e.BaseURL == "" || e.Model == "" {
 		return nil, errors.Opf(op, errors.InvalidArgument, "BaseURL and Model must be set")

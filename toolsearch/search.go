@@ -46,6 +46,9 @@ const maxQueryTerms = 64
 // promptly, with an error of code errors.Timeout.
 func (s *Searcher) Search(ctx context.Context, q toolindex.SearchQuery) ([]toolindex.Hit, error) {
 	const op = "toolsearch.Searcher.Search"
+	if err := s.usable(op); err != nil {
+		return nil, err
+	}
 	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return nil, err
 	}

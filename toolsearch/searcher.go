@@ -80,6 +80,12 @@ var ErrClosed = errors.New("toolsearch: searcher is closed")
 //
 // A Searcher is safe for concurrent use; changes are applied one at a
 // time, queries run in parallel with them. Close releases the index.
+//
+// Make a Searcher with [New]: it needs an index, which may fail to open,
+// and it must be closed. Every method of its zero value, or of a nil
+// *Searcher (from a New whose error went unchecked), fails with
+// [errors.InvalidArgument], and SemanticStatus reports semantic ranking
+// off.
 type Searcher struct {
 	idx      bleve.Index
 	analyzer analysis.Analyzer
@@ -198,6 +204,9 @@ func New(opts ...Option) (*Searcher, error) {
 // the same ID occurs more than once, the last tool wins.
 func (s *Searcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
 	const op = "toolsearch.Searcher.Upsert"
+	if err := s.usable(op); err != nil {
+		return err
+	}
 	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return err
 	}
@@ -370,6 +379,9 @@ func (s *Searcher) compact(op string) error {
 // Remove implements [toolindex.Searcher].
 func (s *Searcher) Remove(ctx context.Context, ids []string) error {
 	const op = "toolsearch.Searcher.Remove"
+	if err := s.usable(op); err != nil {
+		return err
+	}
 	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return err
 	}
@@ -428,6 +440,9 @@ func (s *Searcher) removeLocked(op string, ids []string) error {
 // so it costs O(n). A nil keep is refused with [errors.InvalidArgument].
 func (s *Searcher) Prune(ctx context.Context, keep func(id string) bool) (int, error) {
 	const op = "toolsearch.Searcher.Prune"
+	if err := s.usable(op); err != nil {
+		return 0, err
+	}
 	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return 0, err
 	}
@@ -483,6 +498,9 @@ func (s *Searcher) indexedIDs(ctx context.Context) ([]string, error) {
 // next Searcher opened on its directory. Close is idempotent; every other
 // method fails with [ErrClosed] afterwards.
 func (s *Searcher) Close() error {
+	if err := s.usable("toolsearch.Searcher.Close"); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -491,6 +509,16 @@ func (s *Searcher) Close() error {
 	s.closed = true
 	if err := s.idx.Close(); err != nil {
 		return errors.Opf("toolsearch.Searcher.Close", errors.Internal, "close index: %w", err)
+	}
+	return nil
+}
+
+// usable fails when s was not made by New. New sets the index before
+// anyone else sees s and nothing changes it afterwards, so reading it
+// needs no lock; the check costs a comparison.
+func (s *Searcher) usable(op string) error {
+	if s == nil || s.idx == nil {
+		return errors.Opf(op, errors.InvalidArgument, "the Searcher was not made by toolsearch.New")
 	}
 	return nil
 }
