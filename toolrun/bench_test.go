@@ -41,7 +41,8 @@ func createIssue(_ context.Context, args map[string]any) (any, error) {
 // validation. Their ratio is the runner's overhead. The other cases add
 // what costs extra: a pre-call hook (the arguments are deep-copied for
 // hooks), a masker, and a function returning Go types (slices, ints and a
-// struct) that are turned into JSON values.
+// struct) that are turned into JSON values; or take away the validation
+// (dispatch), which leaves the pipeline's own cost.
 func BenchmarkRun(b *testing.B) {
 	noop := toolrun.PreCallFunc(func(context.Context, *toolrun.Call) error { return nil })
 	goTypes := func(_ context.Context, args map[string]any) (any, error) {
@@ -51,11 +52,13 @@ func BenchmarkRun(b *testing.B) {
 		name string
 		fn   toolrun.LocalFunc
 		opts []toolrun.Option
+		call toolrun.CallOptions
 	}{
-		{"local", createIssue, nil},
-		{"local/hook", createIssue, []toolrun.Option{toolrun.WithPreCall(noop)}},
-		{"local/hook+masker", createIssue, []toolrun.Option{toolrun.WithPreCall(noop), toolrun.WithMasker(toolrun.SecretMasker{})}},
-		{"local/go-types", goTypes, nil},
+		{"local", createIssue, nil, toolrun.CallOptions{}},
+		{"local/hook", createIssue, []toolrun.Option{toolrun.WithPreCall(noop)}, toolrun.CallOptions{}},
+		{"local/hook+masker", createIssue, []toolrun.Option{toolrun.WithPreCall(noop), toolrun.WithMasker(toolrun.SecretMasker{})}, toolrun.CallOptions{}},
+		{"local/go-types", goTypes, nil, toolrun.CallOptions{}},
+		{"dispatch", createIssue, nil, toolrun.CallOptions{SkipValidation: true}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -75,7 +78,7 @@ func BenchmarkRun(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := r.Run(ctx, "github:create_issue", args); err != nil {
+				if _, err := r.Run(ctx, "github:create_issue", args, c.call); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -43,7 +43,8 @@ type ChainStep struct {
 
 // StepResult is the outcome of one chain step: Result when the tool ran
 // (possibly reporting a failure in Result.ToolError), Err when the call
-// could not run.
+// could not run; both when a hook or publisher panicked once the result
+// was final (see "Panics" in the package documentation).
 type StepResult struct {
 	Step   int
 	ToolID string
@@ -140,6 +141,12 @@ func (r *Runner) RunChain(ctx context.Context, steps []ChainStep, opts ...ChainO
 			}
 		}
 		previous = res.Result
+		if res.Err != nil {
+			// A step that failed passes nothing on, even when its result
+			// came back with the error (a hook that panicked once the
+			// result was final).
+			previous = nil
+		}
 	}
 	return results, errors.Join(errs...)
 }

@@ -52,7 +52,9 @@
 // [SafeToRepeat], see Retries below), [ConcurrencyPolicy]
 // ([ConcurrencyLimit]) and [EventPublisher] ([SlogPublisher]). Users who
 // prefer one type can implement [Extension] by embedding [BaseExtension]
-// and overriding a few methods; both styles run in the same pipeline.
+// and overriding a few methods; both styles run in the same pipeline. A
+// panic in any of them fails the call it belongs to instead of the
+// program (see Panics below).
 //
 // Hooks work on a deep copy of the call's arguments and metadata, made only
 // when there are hooks: whatever they change, at any depth, the caller's
@@ -138,11 +140,68 @@
 //	execute: tool "fs:read" (backend mcp:fs): no answer from MCP server "fs" within 1m0s
 //
 // A [LocalFunc] is bounded through its context, which it must honour: it
-// runs on the caller's goroutine. A local function or a [Provider] that
-// panics fails its call with code [errors.Internal] and
-// the panic value in the message; like any internal error, that is
+// runs on the caller's goroutine. An executor that panics (a local
+// function, a [Provider], an [ExecutorFunc]) fails its attempt with code
+// [errors.Internal] (see Panics); like any internal error, that is
 // retried only by a [RetryPolicy] that retries internal errors (the
 // default does not), within the rule above.
+//
+// # Panics
+//
+// A panic of the code the runner is given never reaches the caller, nor
+// ends the program from a goroutine of [Runner.RunBatch] or
+// [Runner.RunStream]: it fails the call it happened in, with an
+// *errors.Error of code [errors.Internal], not retryable, whose Op names
+// the stage and whose message names the tool, the backend and the panic
+// value (which it wraps when it is an error):
+//
+//	pre_call: tool "github:create_issue" (backend mcp:github): panic: assignment to entry in nil map
+//
+// That holds for every extension point the runner calls, given alone or
+// in an [Extension]: the index and each [Resolver] ([OpResolve]); the
+// [BackendSelector] ([OpSelectBackend]); [AuthorizationPolicy]
+// ([OpAuthorize]); [ExecutionHook] ([OpBeforeExec], [OpAfterExec]);
+// [PreCallHook] ([OpPreCall]); the schema validator ([OpValidateInput],
+// [OpValidateOutput]); the [Executor] ([LocalFunc], [Provider] and
+// [ExecutorFunc] included), the [ConcurrencyPolicy], the [RetryPolicy],
+// the [ArgumentMasker] or [SecretLister] asked about a tool's failure,
+// and the call's [CallOptions.OnProgress] and OnChunk ([OpExecute]);
+// [PostCallHook] ([OpPostCall]); and an [EventPublisher], or a masker
+// asked about an event's arguments ([OpPublish]). [Runner.Authorize]
+// treats the panics of the stages it runs the same way. A panic of the
+// executor or of the concurrency policy is the error of its attempt, for
+// the [RetryPolicy] to judge; any other ends the call.
+//
+// What the caller gets depends on how far the call had come:
+//
+//   - Before the execution, the call fails as if the stage had returned
+//     that error. Nothing ran: [BatchRetry] may run it again.
+//   - From the execution to the post-call hooks, the result is not final
+//     yet, and the call fails without one, as an error at that stage
+//     would: a post-call hook that did not finish may have left the
+//     result half rewritten, with a secret it was to redact still in it.
+//     The Op ([OpExecute], [OpValidateOutput], [OpPostCall]) tells that
+//     the tool may have run, the result event reports the error and the
+//     attempts made, and [BatchRetry] runs the call again only as
+//     [SafeToRepeat] allows.
+//   - Once the result is final, in an after-execution hook or a publisher
+//     of the result event, the call fails but keeps its result:
+//     [Runner.Run] returns both the result and the error (joined to the
+//     run's own error, if it had one), and so do the Result and Err of a
+//     [BatchResult], a [StepResult] and the last [StreamEvent]. The tool
+//     ran, and its result is there to say what it did; a caller that
+//     sees the error does not pass the result on as an answer, and a
+//     chain step that failed this way passes nothing to the next. The
+//     other after-execution hooks and publishers still run and see the
+//     error, except for the panic of a publisher of the result event,
+//     which comes after that event.
+//
+// A masker that panics while the runner removes secrets from an error
+// takes that error's place, since what the error may show cannot be
+// known. A call's callback that panicked is not called again during the
+// call; the runner recovers its panic even on a goroutine of the
+// executor's own, as mcpexec delivers progress. Any other code an
+// executor runs on goroutines of its own is the executor's to guard.
 //
 // # How to plug in your own backend
 //

@@ -44,6 +44,12 @@ type Event struct {
 // caller's goroutine and must be quick; it must not modify the event.
 // Events of concurrent calls are published concurrently: implementations
 // must be safe for concurrent use.
+//
+// A publisher that panics fails the call at [OpPublish] with code
+// [errors.Internal], and keeps no other publisher from the event. On the
+// start event, the call then does not run; on the result event, the call
+// keeps its result, which the caller gets with the error (see "Panics" in
+// the package documentation).
 type EventPublisher interface {
 	Publish(ctx context.Context, event Event)
 }

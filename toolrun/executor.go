@@ -39,13 +39,21 @@ import (
 //   - call call.OnProgress and call.OnChunk, when set, from any goroutine
 //     but never after Execute returns.
 //
+// A panic in Execute, on the goroutine that called it, fails that attempt
+// with code [errors.Internal] and the panic value in the message, as if
+// Execute had returned that error; so does a panic of the call's callbacks,
+// wherever the executor runs them. An executor that runs other code on
+// goroutines of its own recovers its panics there (see "Panics" in the
+// package documentation).
+//
 // An executor that holds resources (connections, sessions, processes)
 // also implements [io.Closer]; [ExecutorRegistry.Close] closes it.
 type Executor interface {
 	Execute(ctx context.Context, call *Call) (Output, error)
 }
 
-// ExecutorFunc adapts a function to the [Executor] interface.
+// ExecutorFunc adapts a function to the [Executor] interface. A panic of
+// the function fails the attempt, as an [Executor]'s does.
 type ExecutorFunc func(ctx context.Context, call *Call) (Output, error)
 
 // Execute calls f(ctx, call).
@@ -64,6 +72,9 @@ type Call struct {
 	// hooks, policies and executors.
 	Metadata map[string]string
 	// OnProgress, when set, receives the backend's progress notifications.
+	// The runner guards it and OnChunk: a panic of the caller's callback
+	// fails the call once Execute returns, and the callback is not called
+	// again, whichever goroutine called it.
 	OnProgress func(Progress)
 	// OnChunk, when set, receives the partial results of a streaming call
 	// (the messages of a server-streaming gRPC method, for instance) as

@@ -16,6 +16,13 @@ import (
 // The runner calls both methods from the goroutine of each call, and
 // calls of different runs overlap: implementations must be safe for
 // concurrent use.
+//
+// A panic in BeforeExecution fails the call at [OpBeforeExec], as an
+// error would. A panic in AfterExecution fails the call at [OpAfterExec]
+// but, unlike an error, does not take its result away: the result is
+// final by then, and the caller gets both (see "Panics" in the package
+// documentation). Either way the other hooks still run; those after it
+// see the error, and may see both a result and an error.
 type ExecutionHook interface {
 	BeforeExecution(ctx context.Context, toolID string, args map[string]any) (context.Context, error)
 	AfterExecution(ctx context.Context, toolID string, result *RunResult, err error) error
@@ -26,7 +33,9 @@ type ExecutionHook interface {
 // context, add defaults, or reject the call with an error. The call is
 // the hook's own to change during PreCall (a deep copy of the caller's
 // arguments); it must not keep it. Implementations must be safe for
-// concurrent use: the calls of concurrent runs overlap.
+// concurrent use: the calls of concurrent runs overlap. A panic in
+// PreCall fails the call at [OpPreCall] with code [errors.Internal],
+// before it is executed.
 type PreCallHook interface {
 	PreCall(ctx context.Context, call *Call) error
 }
@@ -41,7 +50,9 @@ func (f PreCallFunc) PreCall(ctx context.Context, call *Call) error { return f(c
 // normalized and validated: redact fields, add annotations, or turn it
 // into an error. It must not keep the call or the result after PostCall
 // returns. Implementations must be safe for concurrent use: the calls of
-// concurrent runs overlap.
+// concurrent runs overlap. A panic in PostCall fails the call at
+// [OpPostCall] with code [errors.Internal] and withholds the result, as
+// an error does: the hook may have left it half rewritten.
 type PostCallHook interface {
 	PostCall(ctx context.Context, call *Call, result *RunResult) error
 }
@@ -66,6 +77,8 @@ func (f PostCallFunc) PostCall(ctx context.Context, call *Call, result *RunResul
 // always has non-nil Args): a server hides the tools refused then. A
 // policy that judges arguments allows such a call, and judges the
 // arguments when the call runs.
+//
+// A panic in Authorize refuses the call, with code [errors.Internal].
 type AuthorizationPolicy interface {
 	Authorize(ctx context.Context, call *Call) error
 }
@@ -82,8 +95,8 @@ func (f AuthorizationFunc) Authorize(ctx context.Context, call *Call) error { re
 // [BaseExtension], whose methods do nothing, and define the methods you
 // need. The runner treats an Extension and the separate hooks alike: they
 // all run in the one pipeline, in the order they were given to [New].
-// Each method follows the contract of the interface it comes from;
-// implementations must be safe for concurrent use.
+// Each method follows the contract of the interface it comes from,
+// panics included; implementations must be safe for concurrent use.
 type Extension interface {
 	ExecutionHook
 	PreCallHook

@@ -3,7 +3,6 @@ package toolrun
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -19,8 +18,8 @@ import (
 // is the tool's failure, reported as a result with IsError set, unless it
 // is an *errors.Error of another code than [errors.Execution] or the
 // context's error: those fail the run. A panic fails the run too, with
-// code [errors.Internal] and the panic value in the message; it does not
-// reach the caller's goroutine.
+// code [errors.Internal] and the panic value in the message, as an
+// [Executor]'s panic does; it does not reach the caller's goroutine.
 //
 // A function must honour ctx, and return soon after it is done: the
 // call's timeout ([CallOptions.Timeout], else the runner's) and the
@@ -63,7 +62,8 @@ func LocalBackendFor(name string) toolmodel.ToolBackend {
 
 // Execute implements [Executor]. The function runs on the caller's
 // goroutine: handing it to another would cost a call more than the rest
-// of the runner's pipeline.
+// of the runner's pipeline. A panic of the function is the runner's to
+// recover, as for any executor.
 func (e *LocalExecutor) Execute(ctx context.Context, call *Call) (Output, error) {
 	if call.Backend.Local == nil {
 		return Output{}, errors.Errorf(errors.InvalidArgument, "backend %s is not a local backend", call.Backend.Identity())
@@ -77,11 +77,7 @@ func (e *LocalExecutor) Execute(ctx context.Context, call *Call) (Output, error)
 	if err := errors.FromContext(ctx, OpExecute, nil); err != nil {
 		return Output{}, err
 	}
-	res := callLocal(ctx, fn, call.Args)
-	if res.panicked {
-		return Output{}, panicked(call, res.value)
-	}
-	value, err := res.value, res.err
+	value, err := fn(ctx, call.Args)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return Output{}, errors.FromContext(ctx, OpExecute, nil)
@@ -93,39 +89,6 @@ func (e *LocalExecutor) Execute(ctx context.Context, call *Call) (Output, error)
 		return Output{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
 	}
 	return Output{Structured: jsonValue(value)}, nil
-}
-
-// localResult is what a local function returned, or the value it
-// panicked with.
-type localResult struct {
-	value    any
-	err      error
-	panicked bool
-}
-
-// callLocal calls fn, recovering a panic.
-func callLocal(ctx context.Context, fn LocalFunc, args map[string]any) (res localResult) {
-	defer func() {
-		if v := recover(); v != nil {
-			res = localResult{panicked: true, value: v}
-		}
-	}()
-	res.value, res.err = fn(ctx, args)
-	return res
-}
-
-// panicked returns the error of a call whose tool panicked with v: code
-// [errors.Internal], not retryable, naming the tool and its backend, and
-// wrapping v when it is an error.
-func panicked(call *Call, v any) *errors.Error {
-	var cause error
-	switch v := v.(type) {
-	case error:
-		cause = fmt.Errorf("panic: %w", v)
-	default:
-		cause = fmt.Errorf("panic: %v", v)
-	}
-	return &errors.Error{Code: errors.Internal, ToolID: call.ToolID(), Backend: call.Backend.Identity(), Err: cause}
 }
 
 // NewLocalTool returns a tool whose input schema is derived from the Go

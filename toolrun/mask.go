@@ -13,6 +13,10 @@ import (
 // returns what may be shown; it must not modify args, which are the call's
 // own. Implementations are safe for concurrent use.
 //
+// A masker that panics fails the call with code [errors.Internal]. Since
+// the secrets it hides are then unknown, its panic also stands in for any
+// error of the call that the runner was to redact with it.
+//
 // Whatever the maskers return is rendered as compact JSON in [Event.Args].
 // Without a masker, the arguments are shown as they are.
 //

@@ -48,7 +48,9 @@ func WithSelector(s BackendSelector) Option {
 }
 
 // WithValidator sets the schema validator; the default is a
-// [toolmodel.Validator] of the runner's own.
+// [toolmodel.Validator] of the runner's own. A validator that panics
+// fails the call at [OpValidateInput] or [OpValidateOutput], with code
+// [errors.Internal].
 func WithValidator(v toolmodel.SchemaValidator) Option {
 	return func(r *Runner) {
 		if v != nil {

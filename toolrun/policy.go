@@ -17,7 +17,8 @@ import (
 // with err; it returns how long to wait before the next attempt, or false
 // to give up. The runner waits with the call's context, so a cancellation
 // or deadline ends the wait at once. Implementations are safe for
-// concurrent use.
+// concurrent use. A panic in Backoff ends the call, with code
+// [errors.Internal], at [OpExecute].
 type RetryPolicy interface {
 	Backoff(attempt int, err error) (time.Duration, bool)
 }
@@ -110,7 +111,9 @@ func RetryAfter(err error) (time.Duration, bool) {
 // ConcurrencyPolicy bounds how many calls run at once. Acquire blocks
 // until call may run, or ctx is done (then it returns ctx's error), and
 // returns a function that releases the slot; the runner calls it exactly
-// once. Implementations are safe for concurrent use.
+// once. Implementations are safe for concurrent use. A panic in Acquire
+// or in the release function fails the attempt as the executor's panic
+// does (see [Executor]).
 type ConcurrencyPolicy interface {
 	Acquire(ctx context.Context, call *Call) (release func(), err error)
 }

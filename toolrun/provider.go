@@ -16,7 +16,7 @@ import (
 // particular, implementations must be safe for concurrent use, and return
 // when ctx is done. A panic in CallTool (on the goroutine that calls it)
 // fails the call with code [errors.Internal] and the panic value in the
-// message.
+// message, as an [Executor]'s panic does.
 type Provider interface {
 	CallTool(ctx context.Context, name string, call *Call) (Output, error)
 }
@@ -52,9 +52,9 @@ func (e *ProviderExecutor) Register(name string, p Provider) {
 	e.providers[name] = p
 }
 
-// Execute implements [Executor]. A panic in the provider becomes the
-// call's error, of code [errors.Internal].
-func (e *ProviderExecutor) Execute(ctx context.Context, call *Call) (out Output, err error) {
+// Execute implements [Executor]. A panic in the provider is the runner's
+// to recover, as for any executor.
+func (e *ProviderExecutor) Execute(ctx context.Context, call *Call) (Output, error) {
 	b := call.Backend.Provider
 	if b == nil {
 		return Output{}, errors.Errorf(errors.InvalidArgument, "backend %s is not a provider backend", call.Backend.Identity())
@@ -69,10 +69,5 @@ func (e *ProviderExecutor) Execute(ctx context.Context, call *Call) (out Output,
 	if name == "" {
 		name = call.Tool.Name
 	}
-	defer func() {
-		if v := recover(); v != nil {
-			out, err = Output{}, panicked(call, v)
-		}
-	}()
 	return p.CallTool(ctx, name, call)
 }

@@ -190,10 +190,13 @@ func masking(e Extension) bool {
 // redactorFor returns the redactor of the secrets the runner's maskers
 // hide in args, or nil when there is none. Each masker is asked about the
 // arguments as the maskers before it left them, as in [Runner.maskedArgs].
-func (r *Runner) redactorFor(toolID string, args map[string]any) *Redactor {
+// The error is a masker's panic: the runner redacts the errors it
+// returns, a panic's included, so that this is where it must stop.
+func (r *Runner) redactorFor(toolID string, args map[string]any) (_ *Redactor, err error) {
 	if !r.masks {
-		return nil
+		return nil, nil
 	}
+	defer recoverPanic(&err)
 	var secrets []string
 	var shown any = args
 	for _, e := range r.extensions {
@@ -208,7 +211,7 @@ func (r *Runner) redactorFor(toolID string, args map[string]any) *Redactor {
 		}
 		shown = next
 	}
-	return NewRedactor(secrets)
+	return NewRedactor(secrets), nil
 }
 
 // appendHidden appends to secrets what masking turned before into after:

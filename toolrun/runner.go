@@ -20,7 +20,8 @@ import (
 // does not know, so that the next resolver is asked. The runner calls it
 // from the goroutine of each call: implementations must be safe for
 // concurrent use, and return a tool and backends that the caller may
-// keep (not shared state).
+// keep (not shared state). A panic in Resolve fails the call at
+// [OpResolve] with code [errors.Internal].
 type Resolver interface {
 	Resolve(ctx context.Context, id string) (toolmodel.Tool, []toolmodel.ToolBackend, error)
 }
@@ -45,6 +46,9 @@ const (
 	OpValidateOutput = "validate_output"
 	OpPostCall       = "post_call"
 	OpAfterExec      = "after_execution"
+	// OpPublish is the Op of the error of a call whose event publisher,
+	// or argument masker for an event, panicked.
+	OpPublish = "publish"
 )
 
 // Runner runs tools by ID on whichever backend serves them.
@@ -147,6 +151,13 @@ func (r *RunResult) Err() error {
 // and an error when the call could not run or its result was refused.
 // Run does not modify args.
 //
+// A panic of the code the runner is given (a hook, a policy, the
+// executor, a validator...) fails the call with code [errors.Internal]
+// instead of reaching the caller. One that happens once the result is
+// final, in an after-execution hook or a publisher of the result event,
+// fails the call without taking the result away: Run then returns both,
+// the result and the error. See "Panics" in the package documentation.
+//
 // opts is optional: a call takes at most one [CallOptions], and its zero
 // value asks for the defaults; more than one fails with code
 // [errors.InvalidArgument].
@@ -158,7 +169,40 @@ func (r *Runner) Run(ctx context.Context, toolID string, args map[string]any, op
 	return r.run(ctx, toolID, args, &cfg)
 }
 
-func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cfg *callConfig) (result *RunResult, err error) {
+// callState is what the stages of one call share: [Runner.pipeline] fills
+// it in as it goes, and [Runner.run] reads it to end the call, however the
+// pipeline ended (an error, or a panic of the code it called).
+type callState struct {
+	toolID string
+	// op is the stage in progress: the Op of its error, returned or
+	// panicked.
+	op string
+	// call is the call once its backend is chosen, and identity that
+	// backend's.
+	call     *Call
+	identity string
+	// hooksDue reports that the before-execution hooks have all passed:
+	// the after-execution hooks are due, with ctx, the context as those
+	// hooks left it (a callState lives no longer than its call).
+	hooksDue bool
+	ctx      context.Context
+	// callbacks watches the call's progress and chunk callbacks, when it
+	// has any.
+	callbacks *callbackGuard
+	// started reports that the start event was published, with the
+	// arguments as shownArgs.
+	started   bool
+	shownArgs string
+	// executed reports that the executor was called, attempts times;
+	// executeErr is the error the execution ended with.
+	executed   bool
+	attempts   int
+	executeErr error
+}
+
+// run runs one call: its pipeline, then what ends it whatever the outcome
+// (the after-execution hooks and the result event).
+func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cfg *callConfig) (*RunResult, error) {
 	start := time.Now()
 	timeout := r.timeout
 	if cfg.Timeout > 0 {
@@ -169,24 +213,64 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 		ctx, cancel = context.WithTimeoutCause(ctx, timeout, &callTimeout{d: timeout})
 		defer cancel()
 	}
+	c := callState{toolID: toolID, op: OpResolve}
 	// For a batch's retry rounds: a call may run again when it failed
 	// before its execution, or as the rule allows.
-	var call *Call
-	var executed bool
-	var executeErr error
 	if cfg.repeatable != nil {
-		defer func() { *cfg.repeatable = !executed || SafeToRepeat(call, executeErr) }()
+		defer func() { *cfg.repeatable = !c.executed || SafeToRepeat(c.call, c.executeErr) }()
 	}
 
-	tool, backends, err := r.resolve(ctx, toolID)
+	result, err := r.pipeline(ctx, &c, args, cfg)
 	if err != nil {
-		return nil, stageError(err, OpResolve, toolID, "", errors.NotFound)
+		// Until the post-call hooks are done, the result is not final: a
+		// panic up to there withholds it, as an error there does.
+		result, err = nil, r.fail(&c, err, c.op)
+	} else {
+		result.Duration = time.Since(start)
 	}
-	backend, err := r.selector.Select(ctx, &tool, backends, cfg.Prefer)
+	// The after-execution hooks see every outcome from here on.
+	if c.hooksDue {
+		for _, e := range r.extensions {
+			hookErr, panicErr := afterExecution(c.ctx, e, toolID, result, err)
+			switch {
+			case hookErr != nil:
+				// A post-check that refuses the result.
+				err, result = errors.Join(err, r.fail(&c, hookErr, OpAfterExec)), nil
+			case panicErr != nil:
+				// The result is final: a hook that broke does not take it
+				// away, nor does it keep the other hooks from it.
+				err = errors.Join(err, r.fail(&c, panicErr, OpAfterExec))
+			}
+		}
+	}
+	// The result event goes out last, once the after-execution hooks have
+	// had their say; it is sent only for calls that were started.
+	if c.started {
+		ev := Event{Kind: EventResult, ToolID: toolID, Backend: c.identity, Args: c.shownArgs, Metadata: c.call.Metadata,
+			Time: time.Now(), Duration: time.Since(start), Attempts: c.attempts, Err: err}
+		if result != nil {
+			ev.ToolError = result.ToolError != nil
+		}
+		if panicErr := r.publish(c.ctx, ev); panicErr != nil {
+			err = errors.Join(err, r.fail(&c, panicErr, OpPublish))
+		}
+	}
+	return result, err
+}
+
+// pipeline runs a call's stages from the resolution of its tool to the
+// post-call hooks, recording in c how far it got. Its error is the bare
+// error of the stage c.op, which run names; a panic of the code it calls
+// ends it the same way, with the error [recoverPanic] makes of it. A
+// panic of the executor is the exception: it is the error of that attempt
+// ([Runner.executeOnce]), for the retry policy to judge.
+func (r *Runner) pipeline(ctx context.Context, c *callState, args map[string]any, cfg *callConfig) (result *RunResult, err error) {
+	defer recoverPanic(&err)
+	tool, backend, err := r.locate(ctx, c, cfg)
 	if err != nil {
-		return nil, stageError(err, OpSelectBackend, toolID, "", errors.NotFound)
+		return nil, err
 	}
-	call = &Call{
+	call := &Call{
 		Tool:       tool,
 		Backend:    backend,
 		Args:       args,
@@ -194,7 +278,12 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 		OnProgress: cfg.OnProgress,
 		OnChunk:    cfg.OnChunk,
 	}
-	if _, ok := matchAny(r.idempotent, toolID); ok {
+	if call.OnProgress != nil || call.OnChunk != nil {
+		c.callbacks = &callbackGuard{}
+		call.OnProgress = guardCallback(c.callbacks, call.OnProgress)
+		call.OnChunk = guardCallback(c.callbacks, call.OnChunk)
+	}
+	if _, ok := matchAny(r.idempotent, c.toolID); ok {
 		call.Idempotent = true
 	}
 	if len(r.extensions) > 0 {
@@ -207,99 +296,140 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 	if call.Args == nil {
 		call.Args = map[string]any{}
 	}
-	identity := backend.Identity()
-	// Every error leaves through fail, which removes from its message
-	// what the maskers hide in the arguments as they are at that stage
-	// (with a pre-call hook's injected credentials once it has run).
-	fail := func(err error, op string, code errors.Code) error {
-		e := stageError(err, op, toolID, identity, code)
-		if !r.masks {
-			return e
-		}
-		return r.redactorFor(toolID, call.Args).coded(e)
-	}
+	c.call, c.identity = call, backend.Identity()
 
+	if err := r.authorizeCall(ctx, c, call); err != nil {
+		return nil, err
+	}
+	c.op = OpBeforeExec
 	for _, e := range r.extensions {
-		if err := e.Authorize(ctx, call); err != nil {
-			return nil, fail(err, OpAuthorize, errors.PermissionDenied)
+		if ctx, err = e.BeforeExecution(ctx, c.toolID, call.Args); err != nil {
+			return nil, err
 		}
 	}
-	for _, e := range r.extensions {
-		if ctx, err = e.BeforeExecution(ctx, toolID, call.Args); err != nil {
-			return nil, fail(err, OpBeforeExec, errors.PermissionDenied)
-		}
-	}
-	// The result event goes out last, once the after-execution hooks have
-	// had their say; it is sent only for calls that were started.
-	var shownArgs string
-	started := false
-	attempts := 0
-	if r.publishes {
-		defer func() {
-			if !started {
-				return
-			}
-			ev := Event{Kind: EventResult, ToolID: toolID, Backend: identity, Args: shownArgs, Metadata: call.Metadata,
-				Time: time.Now(), Duration: time.Since(start), Attempts: attempts, Err: err}
-			if result != nil {
-				ev.ToolError = result.ToolError != nil
-			}
-			r.publish(ctx, ev)
-		}()
-	}
-	// From here on, the after-execution hooks see every outcome.
-	if len(r.extensions) > 0 {
-		defer func() {
-			for _, e := range r.extensions {
-				if hookErr := e.AfterExecution(ctx, toolID, result, err); hookErr != nil {
-					err = errors.Join(err, fail(hookErr, OpAfterExec, errors.Internal))
-					result = nil
-				}
-			}
-		}()
-	}
+	c.hooksDue, c.ctx = true, ctx
+	c.op = OpPreCall
 	for _, e := range r.extensions {
 		if err := e.PreCall(ctx, call); err != nil {
-			return nil, fail(err, OpPreCall, errors.InvalidArgument)
+			return nil, err
 		}
 	}
+	c.op = OpValidateInput
 	if !cfg.SkipValidation {
 		if err := r.validator.ValidateInput(&call.Tool, call.Args); err != nil {
-			return nil, fail(err, OpValidateInput, errors.Validation)
+			return nil, err
 		}
 	}
 
 	if r.publishes {
-		shownArgs = r.maskedArgs(toolID, call.Args)
-		started = true
-		r.publish(ctx, Event{Kind: EventStart, ToolID: toolID, Backend: identity, Args: shownArgs, Metadata: call.Metadata, Time: time.Now()})
+		c.op = OpPublish
+		c.shownArgs = r.maskedArgs(c.toolID, call.Args)
+		c.started = true
+		ev := Event{Kind: EventStart, ToolID: c.toolID, Backend: c.identity, Args: c.shownArgs, Metadata: call.Metadata, Time: time.Now()}
+		if err := r.publish(ctx, ev); err != nil {
+			return nil, err
+		}
 	}
 
-	var out Output
-	executed = true
-	out, attempts, err = r.execute(ctx, call)
-	executeErr = err
+	c.op = OpExecute
+	out, err := r.execute(ctx, c)
+	c.executeErr = err
+	if err == nil {
+		err = c.callbacks.panicked()
+	}
 	if err != nil {
-		return nil, fail(err, OpExecute, errors.Unavailable)
+		return nil, err
 	}
 	result = normalize(call, out)
-	result.Attempts = attempts
+	result.Attempts = c.attempts
 	if result.ToolError != nil && r.masks {
 		// A tool's failure message may echo its arguments, secrets included.
-		result.ToolError = r.redactorFor(toolID, call.Args).coded(result.ToolError)
+		rd, err := r.redactorFor(c.toolID, call.Args)
+		if err != nil {
+			return nil, err
+		}
+		result.ToolError = rd.coded(result.ToolError)
 	}
+	c.op = OpValidateOutput
 	if result.ToolError == nil && !cfg.SkipValidation && call.Tool.OutputSchema != nil && result.Structured != nil {
 		if err := r.validator.ValidateOutput(&call.Tool, result.Structured); err != nil {
-			return nil, fail(err, OpValidateOutput, errors.Validation)
+			return nil, err
 		}
 	}
+	c.op = OpPostCall
 	for _, e := range r.extensions {
 		if err := e.PostCall(ctx, call, result); err != nil {
-			return nil, fail(err, OpPostCall, errors.Internal)
+			return nil, err
 		}
 	}
-	result.Duration = time.Since(start)
 	return result, nil
+}
+
+// locate resolves the call's tool and selects its backend, recording in c
+// the stage in progress.
+func (r *Runner) locate(ctx context.Context, c *callState, cfg *callConfig) (toolmodel.Tool, toolmodel.ToolBackend, error) {
+	c.op = OpResolve
+	tool, backends, err := r.resolve(ctx, c.toolID)
+	if err != nil {
+		return toolmodel.Tool{}, toolmodel.ToolBackend{}, err
+	}
+	c.op = OpSelectBackend
+	backend, err := r.selector.Select(ctx, &tool, backends, cfg.Prefer)
+	return tool, backend, err
+}
+
+// authorizeCall asks every authorization policy about call.
+func (r *Runner) authorizeCall(ctx context.Context, c *callState, call *Call) error {
+	c.op = OpAuthorize
+	for _, e := range r.extensions {
+		if err := e.Authorize(ctx, call); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fail returns err, an error of the stage op, as the call's error: it
+// names the stage, the tool and the backend, and has its message rid of
+// what the maskers hide in the arguments as they are at that stage (with
+// a pre-call hook's injected credentials once it has run).
+func (r *Runner) fail(c *callState, err error, op string) error {
+	e := stageError(err, op, c.toolID, c.identity, stageCode(op))
+	if !r.masks || c.call == nil {
+		return e
+	}
+	rd, maskErr := r.redactorFor(c.toolID, c.call.Args)
+	if maskErr != nil {
+		// A masker panicked: what it hides cannot be known, so its panic
+		// is the error, in place of one that may show a secret.
+		return stageError(maskErr, op, c.toolID, c.identity, errors.Internal)
+	}
+	return rd.coded(e)
+}
+
+// stageCode is the code of an error of the stage op that has none of its
+// own (see [stageError]).
+func stageCode(op string) errors.Code {
+	switch op {
+	case OpResolve, OpSelectBackend:
+		return errors.NotFound
+	case OpAuthorize, OpBeforeExec:
+		return errors.PermissionDenied
+	case OpPreCall:
+		return errors.InvalidArgument
+	case OpValidateInput, OpValidateOutput:
+		return errors.Validation
+	case OpExecute:
+		return errors.Unavailable
+	}
+	return errors.Internal
+}
+
+// afterExecution calls e's after-execution hook. hookErr is what the hook
+// returned and panicErr its panic, which run handles apart.
+func afterExecution(ctx context.Context, e Extension, toolID string, result *RunResult, err error) (hookErr, panicErr error) {
+	defer recoverPanic(&panicErr)
+	return e.AfterExecution(ctx, toolID, result, err), nil
 }
 
 // Authorize reports whether a tool may run at all: it resolves the tool
@@ -313,27 +443,32 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 // one place, the runner's policies, that decides. The error has Op
 // [OpAuthorize] when a policy refused the tool, and the Op of the
 // resolve or select stage when the tool cannot be found or has no usable
-// backend. Its cost is a lookup of the tool and the policies' own.
+// backend; a panic at one of these stages is an error of that stage, of
+// code [errors.Internal]. Its cost is a lookup of the tool and the
+// policies' own.
 func (r *Runner) Authorize(ctx context.Context, toolID string, opts ...CallOptions) error {
 	cfg, err := newCallConfig(opts)
 	if err != nil {
 		return stageError(err, OpResolve, toolID, "", errors.InvalidArgument)
 	}
-	tool, backends, err := r.resolve(ctx, toolID)
-	if err != nil {
-		return stageError(err, OpResolve, toolID, "", errors.NotFound)
-	}
-	backend, err := r.selector.Select(ctx, &tool, backends, cfg.Prefer)
-	if err != nil {
-		return stageError(err, OpSelectBackend, toolID, "", errors.NotFound)
-	}
-	call := &Call{Tool: tool, Backend: backend, Metadata: maps.Clone(cfg.Metadata)}
-	for _, e := range r.extensions {
-		if err := e.Authorize(ctx, call); err != nil {
-			return stageError(err, OpAuthorize, toolID, backend.Identity(), errors.PermissionDenied)
-		}
+	c := callState{toolID: toolID, op: OpResolve}
+	if err := r.authorize(ctx, &c, &cfg); err != nil {
+		return stageError(err, c.op, toolID, c.identity, stageCode(c.op))
 	}
 	return nil
+}
+
+// authorize runs the stages of [Runner.Authorize], recording in c how far
+// it got, as [Runner.pipeline] does.
+func (r *Runner) authorize(ctx context.Context, c *callState, cfg *callConfig) (err error) {
+	defer recoverPanic(&err)
+	tool, backend, err := r.locate(ctx, c, cfg)
+	if err != nil {
+		return err
+	}
+	c.identity = backend.Identity()
+	call := &Call{Tool: tool, Backend: backend, Metadata: maps.Clone(cfg.Metadata)}
+	return r.authorizeCall(ctx, c, call)
 }
 
 // resolve finds a tool in the runner's index, the context's index, then
@@ -365,39 +500,46 @@ func (r *Runner) resolve(ctx context.Context, id string) (toolmodel.Tool, []tool
 func isNotFound(err error) bool { return err != nil && errors.CodeOf(err) == errors.NotFound }
 
 // execute runs the call on its executor, retrying as the policy says
-// when the rule of [SafeToRepeat] allows it.
-func (r *Runner) execute(ctx context.Context, call *Call) (Output, int, error) {
+// when the rule of [SafeToRepeat] allows it, and records in c whether it
+// was executed and how many times.
+func (r *Runner) execute(ctx context.Context, c *callState) (Output, error) {
+	call := c.call
 	executor, err := r.executors.Executor(call.Backend.Kind)
 	if err != nil {
 		var e *errors.Error
 		if errors.As(err, &e) {
 			_ = MarkNotSent(e) // marks e, in err's chain
 		}
-		return Output{}, 0, err
+		return Output{}, err
 	}
+	c.executed = true
 	for attempt := 1; ; attempt++ {
+		c.attempts = attempt
 		out, err := r.executeOnce(ctx, executor, call)
 		if err == nil {
-			return out, attempt, nil
+			return out, nil
 		}
 		if ctx.Err() != nil || !SafeToRepeat(call, err) {
-			return Output{}, attempt, err
+			return Output{}, err
 		}
 		delay, again := r.retry.Backoff(attempt, err)
 		if !again {
-			return Output{}, attempt, err
+			return Output{}, err
 		}
 		timer := time.NewTimer(delay)
 		select {
 		case <-timer.C:
 		case <-ctx.Done():
 			timer.Stop()
-			return Output{}, attempt, errors.FromContext(ctx, OpExecute, fmt.Errorf("last attempt: %w", err))
+			return Output{}, errors.FromContext(ctx, OpExecute, fmt.Errorf("last attempt: %w", err))
 		}
 	}
 }
 
-func (r *Runner) executeOnce(ctx context.Context, executor Executor, call *Call) (Output, error) {
+// executeOnce makes one attempt. A panic of the executor, or of the
+// concurrency policy, is that attempt's error.
+func (r *Runner) executeOnce(ctx context.Context, executor Executor, call *Call) (out Output, err error) {
+	defer recoverPanic(&err)
 	if r.concurrency != nil {
 		release, err := r.concurrency.Acquire(ctx, call)
 		if err != nil {
@@ -408,7 +550,7 @@ func (r *Runner) executeOnce(ctx context.Context, executor Executor, call *Call)
 		}
 		defer release()
 	}
-	out, err := executor.Execute(ctx, call)
+	out, err = executor.Execute(ctx, call)
 	if err == nil || ctx.Err() == nil {
 		return out, err
 	}
@@ -512,8 +654,22 @@ func (r *Runner) maskedArgs(toolID string, args map[string]any) string {
 	return renderArgs(shown)
 }
 
-func (r *Runner) publish(ctx context.Context, ev Event) {
+// publish sends ev to every publisher. It returns the panics of those
+// that panicked, joined: one publisher's panic keeps no other from the
+// event.
+func (r *Runner) publish(ctx context.Context, ev Event) error {
+	var panics []error
 	for _, e := range r.extensions {
-		e.Publish(ctx, ev)
+		if err := publishTo(ctx, e, ev); err != nil {
+			panics = append(panics, err)
+		}
 	}
+	return errors.Join(panics...)
+}
+
+// publishTo sends ev to e's publisher, and returns its panic.
+func publishTo(ctx context.Context, e Extension, ev Event) (panicErr error) {
+	defer recoverPanic(&panicErr)
+	e.Publish(ctx, ev)
+	return nil
 }

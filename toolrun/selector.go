@@ -22,7 +22,8 @@ type SelectHint = toolindex.SelectHint
 // read, but must not keep or modify, their arguments. Select may block
 // (for example to check a backend's health), honouring ctx. Its error
 // fails the call at the stage [OpSelectBackend], keeping its code
-// (not_found for an error without one).
+// (not_found for an error without one); so does a panic, with code
+// [errors.Internal].
 type BackendSelector interface {
 	Select(ctx context.Context, tool *toolmodel.Tool, backends []toolmodel.ToolBackend, hints []SelectHint) (toolmodel.ToolBackend, error)
 }

@@ -19,7 +19,8 @@ const (
 	StreamDone StreamEventKind = "done"
 )
 
-// StreamEvent is one event of [Runner.RunStream].
+// StreamEvent is one event of [Runner.RunStream]. The [StreamDone] event
+// carries Result, Err, or both, as [Runner.Run] returns them.
 type StreamEvent struct {
 	Kind     StreamEventKind
 	Progress *Progress
