@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -81,6 +82,46 @@ func NewCodeExecutor(idx toolindex.Index, docs tooldocs.Describer, runner *toolr
 	return toolcode.New(idx, docs, runner, opts...)
 }
 
+// languageAliases are the short names people and models write for the
+// languages of the built-in engines. Both the execute_code meta-tool and
+// the metatools command read a language through [CodeLanguage], so that
+// the one list serves both.
+var languageAliases = []struct{ alias, language string }{
+	{"js", javascript.LanguageJavaScript},
+	{"ts", javascript.LanguageTypeScript},
+}
+
+// CodeLanguage returns the language of engines that name designates: a
+// language an engine is registered for, or the short name of one ("js"
+// for "javascript", "ts" for "typescript"); "" stays "", the executor's
+// default. Any other name is an error of code [errors.InvalidArgument]
+// that lists the accepted names ([CodeLanguages]).
+func CodeLanguage(engines *toolcode.EngineRegistry, name string) (string, error) {
+	languages := engines.Languages()
+	if name == "" || slices.Contains(languages, name) {
+		return name, nil
+	}
+	for _, a := range languageAliases {
+		if a.alias == name && slices.Contains(languages, a.language) {
+			return a.language, nil
+		}
+	}
+	return "", errors.Errorf(errors.InvalidArgument, "unknown language %q (accepted: %s)", name, strings.Join(CodeLanguages(engines), ", "))
+}
+
+// CodeLanguages returns the names [CodeLanguage] accepts: the languages
+// of engines, sorted, then the short names of those that have one.
+func CodeLanguages(engines *toolcode.EngineRegistry) []string {
+	languages := engines.Languages()
+	names := slices.Clone(languages)
+	for _, a := range languageAliases {
+		if slices.Contains(languages, a.language) && !slices.Contains(names, a.alias) {
+			names = append(names, a.alias)
+		}
+	}
+	return names
+}
+
 type executeInput struct {
 	Code     string `json:"code" jsonschema:"the program"`
 	Language string `json:"language,omitempty" jsonschema:"javascript (default) or typescript"`
@@ -116,8 +157,8 @@ func (s *Server) addCodeMode() {
 		return
 	}
 	s.code = NewCodeExecutor(s.index, s.docs, s.runner, *s.codeMode)
-	languages := make([]any, 0, 2)
-	for _, l := range s.code.Engines().Languages() {
+	var languages []any
+	for _, l := range CodeLanguages(s.code.Engines()) {
 		languages = append(languages, l)
 	}
 	addMetaTool[executeInput, executeOutput](s, &mcp.Tool{Name: ToolExecuteCode, Title: "Run a program calling tools",
@@ -130,7 +171,11 @@ func (s *Server) addCodeMode() {
 }
 
 func (s *Server) executeCode(ctx context.Context, req *mcp.CallToolRequest, in executeInput) (*mcp.CallToolResult, error) {
-	p := toolcode.ExecuteParams{Code: in.Code, Language: in.Language}
+	language, err := CodeLanguage(s.code.Engines(), in.Language)
+	if err != nil {
+		return toolError(errors.WithOp(ToolExecuteCode, err)), nil
+	}
+	p := toolcode.ExecuteParams{Code: in.Code, Language: language}
 	if in.Timeout != "" {
 		d, err := time.ParseDuration(in.Timeout)
 		if err != nil || d <= 0 {

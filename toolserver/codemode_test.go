@@ -12,6 +12,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolcode"
+	"github.com/metatools-go/metatools/toolcode/javascript"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolserver"
 )
@@ -120,6 +121,86 @@ func TestExecuteCodeFailures(t *testing.T) {
 	assert.Equal(t, errors.InvalidArgument, wireError(t, res).Code)
 	res = call(t, cs, toolserver.ToolExecuteCode, map[string]any{"code": "1", "language": "cobol"})
 	assert.Equal(t, errors.InvalidArgument, wireError(t, res).Code, "the schema lists the languages")
+}
+
+// TestExecuteCodeLanguageAliases runs programs named by the short names
+// of their languages: the schema lists them, and they run as the
+// languages they name.
+func TestExecuteCodeLanguageAliases(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(toolserver.WithCodeMode(toolserver.CodeMode{})), nil)
+	list, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	var enum []any
+	for _, tool := range list.Tools {
+		if tool.Name == toolserver.ToolExecuteCode {
+			schema, ok := tool.InputSchema.(map[string]any)
+			require.True(t, ok)
+			language, ok := schema["properties"].(map[string]any)["language"].(map[string]any)
+			require.True(t, ok)
+			enum, _ = language["enum"].([]any)
+		}
+	}
+	assert.Equal(t, []any{"javascript", "typescript", "js", "ts"}, enum)
+
+	tests := []struct {
+		language, code, want string
+	}{
+		{"ts", `const n: number = 6 * 7; return n`, "42"},
+		{"typescript", `const n: number = 6 * 7; return n`, "42"},
+		{"js", `return 6 * 7`, "42"},
+		{"", `return 6 * 7`, "42"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.language, func(t *testing.T) {
+			args := map[string]any{"code": tt.code}
+			if tt.language != "" {
+				args["language"] = tt.language
+			}
+			res := call(t, cs, toolserver.ToolExecuteCode, args)
+			require.False(t, res.IsError, text(res))
+			var out executeResult
+			structured(t, res, &out)
+			assert.JSONEq(t, tt.want, string(out.Value))
+		})
+	}
+	res := call(t, cs, toolserver.ToolExecuteCode, map[string]any{"code": `const n: number = 1; return n`, "language": "js"})
+	assert.Equal(t, errors.InvalidArgument, wireError(t, res).Code, "js is JavaScript, which has no type annotations")
+}
+
+func TestCodeLanguage(t *testing.T) {
+	both, err := toolcode.NewEngineRegistry(javascript.New(), javascript.NewTypeScript())
+	require.NoError(t, err)
+	jsOnly, err := toolcode.NewEngineRegistry(javascript.New())
+	require.NoError(t, err)
+	tests := []struct {
+		name     string
+		engines  *toolcode.EngineRegistry
+		language string
+		want     string
+		wantErr  string
+	}{
+		{"a language", both, "typescript", "typescript", ""},
+		{"ts", both, "ts", "typescript", ""},
+		{"js", both, "js", "javascript", ""},
+		{"the default", both, "", "", ""},
+		{"unknown", both, "cobol", "", `unknown language "cobol" (accepted: javascript, typescript, js, ts)`},
+		{"the short name of a language not registered", jsOnly, "ts", "", `unknown language "ts" (accepted: javascript, js)`},
+		{"case counts", both, "TS", "", `unknown language "TS"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := toolserver.CodeLanguage(tt.engines, tt.language)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	assert.Equal(t, []string{"javascript", "js"}, toolserver.CodeLanguages(jsOnly))
 }
 
 func TestExecuteCodeTimeout(t *testing.T) {

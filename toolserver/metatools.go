@@ -384,11 +384,21 @@ func searchText(out searchOutput) string {
 	return text.String()
 }
 
-func (s *Server) namespaces(ctx context.Context, _ *mcp.CallToolRequest, _ namespacesInput) (*mcp.CallToolResult, error) {
+// Namespaces answers as list_namespaces does, without MCP: the
+// namespaces of the catalogue that hold at least one tool the server
+// offers (one its runner's authorization policies do not refuse), sorted.
+// The metatools command's search and tools name them when asked for a
+// namespace that is none of them.
+func (s *Server) Namespaces(ctx context.Context) ([]string, error) {
 	names, err := s.index.Namespaces(ctx)
-	if err == nil {
-		names, err = s.offeredNamespaces(ctx, names)
+	if err != nil {
+		return nil, err
 	}
+	return s.offeredNamespaces(ctx, names)
+}
+
+func (s *Server) namespaces(ctx context.Context, _ *mcp.CallToolRequest, _ namespacesInput) (*mcp.CallToolResult, error) {
+	names, err := s.Namespaces(ctx)
 	if err != nil {
 		return toolError(err), nil
 	}

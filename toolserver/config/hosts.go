@@ -14,6 +14,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolserver/internal/spell"
 )
 
 // This file reads the configuration files of MCP hosts (Claude Desktop,
@@ -321,7 +322,7 @@ func decodeHostServer(raw json.RawMessage, add func(field, format string, args .
 			case "envFile":
 				add(k, "envFile is not supported: list the variables in env instead")
 			default:
-				if near, ok := suggest(k, append(slices.Clone(hostFields), hostIgnored...)); ok {
+				if near, ok := spell.Suggest(k, append(slices.Clone(hostFields), hostIgnored...)); ok {
 					add(k, "unknown field %q (did you mean %q?)", k, near)
 				} else {
 					add(k, "unknown field %q (known: %s; ignored: %s)", k, strings.Join(hostFields, ", "), strings.Join(hostIgnored, ", "))

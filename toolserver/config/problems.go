@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolserver/internal/spell"
 )
 
 // Problem is one thing wrong with a configuration file, located in it
@@ -222,62 +223,9 @@ func sortProblems(problems []Problem) {
 	})
 }
 
-// suggest returns the known key nearest to key, when it is near enough
-// to be a misspelling of it: at most one edit for short keys, up to three
-// for long ones, case differences counting as edits.
-func suggest(key string, known []string) (string, bool) {
-	best, bestDist := "", -1
-	for _, k := range known {
-		d := editDistance(key, k)
-		if key != k && strings.EqualFold(key, k) {
-			d = 1 // a difference of case alone: "Command"
-		}
-		if bestDist < 0 || d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	limit := max(1, min(3, len(key)/3))
-	if bestDist < 0 || bestDist > limit {
-		return "", false
-	}
-	return best, true
-}
-
-// editDistance is the optimal string alignment distance of a and b
-// (Damerau-Levenshtein without repeated edits of one substring): the
-// fewest insertions, deletions, substitutions and transpositions of two
-// adjacent bytes that turn a into b.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		// Keys are short; a long one is no misspelling of a known key.
-		return max(len(a), len(b))
-	}
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
-}
-
 // unknownKey is the message of a key that is not one of known.
 func unknownKey(key string, known []string) string {
-	if s, ok := suggest(key, known); ok {
+	if s, ok := spell.Suggest(key, known); ok {
 		return fmt.Sprintf("unknown key %q (did you mean %q?)", key, s)
 	}
 	return fmt.Sprintf("unknown key %q (known keys: %s)", key, strings.Join(known, ", "))

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/catalog"
 	"github.com/metatools-go/metatools/toolserver/config"
+	"github.com/metatools-go/metatools/toolserver/internal/spell"
 )
 
 // configError is a configuration that cannot be used.
@@ -81,6 +83,9 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, helpRequest{fs}
 			}
+			if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+				return nil, unknownFlag(fs, name)
+			}
 			return nil, usagef("%s: %v", fs.Name(), err)
 		}
 		rest := fs.Args()
@@ -93,6 +98,18 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// unknownFlag is the error of a flag fs does not define, with the flag
+// it defines that was likely meant, when one is near.
+func unknownFlag(fs *flag.FlagSet, name string) error {
+	var known []string
+	fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+	hint := ""
+	if s, ok := spell.Suggest(name, known); ok {
+		hint = " (did you mean --" + s + "?)"
+	}
+	return usagef("%s: unknown flag --%s%s", fs.Name(), name, hint)
 }
 
 // loadConfig reads the configuration file, or returns the default one.
@@ -120,8 +137,10 @@ func (s *session) Close() {
 }
 
 // open builds the catalogue of the configuration, showing the upstreams'
-// progress on stderr, and a server over it.
-func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session, error) {
+// progress on stderr, and a server over it. For a one-shot command, the
+// progress shows each upstream's first outcome alone, and the log leaves
+// out the warnings about upstreams, which would say the same again.
+func (e *env) open(ctx context.Context, c common, logLevel slog.Level, oneShot bool) (*session, error) {
 	cfg, err := loadConfig(c.configPath)
 	if err != nil {
 		return nil, err
@@ -130,17 +149,24 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session
 	// is started.
 	var codeMode *toolserver.CodeMode
 	if cfg.CodeMode.Enabled {
-		cm, err := codeModeOf(cfg, "")
+		cm, err := codeModeOf(cfg, "", servingSpares)
 		if err != nil {
 			return nil, err
 		}
 		codeMode = &cm
 	}
-	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: logLevel}))
-	opts := []catalog.Option{catalog.WithLogger(logger)}
+	var handler slog.Handler = slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: logLevel})
+	opts := []catalog.Option{}
 	if len(cfg.MCPServers)+len(cfg.OpenAPI)+len(cfg.GRPC) > 0 {
-		opts = append(opts, catalog.WithProgress(newProgress(e.stderr).report))
+		p := newProgress(e.stderr)
+		if oneShot {
+			p.firstOnly = map[string]bool{}
+			handler = quietUpstreams{Handler: handler}
+		}
+		opts = append(opts, catalog.WithProgress(p.report))
 	}
+	logger := slog.New(handler)
+	opts = append(opts, catalog.WithLogger(logger))
 	if logLevel <= slog.LevelDebug {
 		opts = append(opts, catalog.WithUpstreamStderr(e.stderr))
 	}
@@ -178,7 +204,7 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level) (*session
 // attempt's timeout bounds. serve does not wait: it answers at once, and
 // tools arrive as their upstreams connect.
 func (e *env) openReady(ctx context.Context, c common, logLevel slog.Level) (*session, error) {
-	s, err := e.open(ctx, c, logLevel)
+	s, err := e.open(ctx, c, logLevel, true)
 	if err != nil {
 		return nil, err
 	}
@@ -194,6 +220,9 @@ type progress struct {
 	mu       sync.Mutex
 	w        io.Writer
 	terminal bool
+	// firstOnly, when not nil, holds the upstreams whose first outcome
+	// has been shown: their later attempts are not.
+	firstOnly map[string]bool
 }
 
 func newProgress(w io.Writer) *progress {
@@ -209,6 +238,13 @@ func newProgress(w io.Writer) *progress {
 func (p *progress) report(u catalog.Upstream, done bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.firstOnly != nil {
+		key := u.Kind + " " + u.Name
+		if p.firstOnly[key] {
+			return
+		}
+		p.firstOnly[key] = done
+	}
 	mark := func(ok bool) string {
 		switch {
 		case !p.terminal:
@@ -222,13 +258,47 @@ func (p *progress) report(u catalog.Upstream, done bool) {
 	case !done:
 		fmt.Fprintf(p.w, "  connecting %s %s...\n", u.Kind, u.Name)
 	case u.Err != nil:
-		fmt.Fprintf(p.w, "  %s %s %s: %v (skipped)\n", mark(false), u.Kind, u.Name, u.Err)
+		fmt.Fprintf(p.w, "  %s %s %s: %s (skipped)\n", mark(false), u.Kind, u.Name, plainText(u.Err))
 	default:
 		fmt.Fprintf(p.w, "  %s %s %s: %d tools in %s\n", mark(true), u.Kind, u.Name, u.Tools, u.Duration.Round(time.Millisecond))
 		for _, skipped := range u.Skipped {
 			fmt.Fprintf(p.w, "    tool %s skipped\n", skipped)
 		}
 	}
+}
+
+// quietUpstreams leaves out the warnings about upstreams (records below
+// level Error that name a server), for a one-shot command: its progress
+// lines report each upstream's outcome once, and these warnings would
+// report its failures, retries and skipped tools again.
+type quietUpstreams struct {
+	slog.Handler
+	// named says that the handler's own attributes name a server.
+	named bool
+}
+
+func (h quietUpstreams) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError {
+		return h.Handler.Handle(ctx, r)
+	}
+	named := h.named
+	r.Attrs(func(a slog.Attr) bool {
+		named = named || a.Key == "server"
+		return !named
+	})
+	if named {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h quietUpstreams) WithAttrs(attrs []slog.Attr) slog.Handler {
+	named := h.named || slices.ContainsFunc(attrs, func(a slog.Attr) bool { return a.Key == "server" })
+	return quietUpstreams{h.Handler.WithAttrs(attrs), named}
+}
+
+func (h quietUpstreams) WithGroup(name string) slog.Handler {
+	return quietUpstreams{h.Handler.WithGroup(name), h.named}
 }
 
 func (e *env) printJSON(v any) error {
@@ -249,7 +319,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	insecure := fs.Bool("insecure-no-auth", false, "serve HTTP beyond the loopback interface without authentication, to anyone who can reach it")
 	var level slog.Level
 	fs.TextVar(&level, "log-level", slog.LevelInfo, "log at `level` and above: debug, info, warn or error; debug also streams the upstreams' standard error")
-	drain := fs.Duration("drain-delay", defaultDrainDelay, "once told to stop, answer 503 on "+readyzPath+" but serve HTTP on for `duration` before no longer accepting (overrides server.http.drainDelay; 0: at once)")
+	drain := fs.Duration("drain-delay", defaultDrainDelay, "once told to stop, answer 503 on "+readyzPath+" but serve HTTP on for `duration` before no longer accepting (overrides server.http.drainDelay; 0: at once); "+
+		"the default one applies only once something has asked "+readyzPath)
 	if rest, err := parse(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
@@ -264,7 +335,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if drainFlag != nil && *drainFlag < 0 {
 		return usagef("--drain-delay must not be negative, got %s", *drainFlag)
 	}
-	s, err := e.open(ctx, c, level)
+	s, err := e.open(ctx, c, level, false)
 	if err != nil {
 		return err
 	}
@@ -292,7 +363,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	}
 	return e.stopped(ctx, e.serveHTTP(ctx, httpServe{
 		addr: *addr, opts: opts, handler: srv.HTTPHandler(opts), insecure: *insecure, ready: s.cat.Ready(),
-		drainDelay: drainDelay(cfg, drainFlag), shutdownTimeout: shutdownTimeout(cfg),
+		drainDelay: drainDelay(cfg, drainFlag), drainSet: drainFlag != nil || cfg.Server.HTTP.DrainDelay != nil,
+		shutdownTimeout: shutdownTimeout(cfg), now: e.intr.catchSecond(),
 	}))
 }
 
@@ -338,6 +410,9 @@ func (e *env) search(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
+	if err := s.checkNamespace(ctx, *namespace); err != nil {
+		return err
+	}
 	found, _, err := s.srv.SearchTools(ctx, toolindex.SearchRequest{Query: strings.Join(rest, " "), Namespace: *namespace, Limit: *limit})
 	if err != nil {
 		return err
@@ -368,7 +443,7 @@ func (e *env) describe(ctx context.Context, args []string) error {
 	}
 	level, err := tooldocs.ParseDetailLevel(*levelName)
 	if err != nil {
-		return usagef("%v", err)
+		return usagef("--level: %s", plainText(err))
 	}
 	s, err := e.openReady(ctx, c, slog.LevelWarn)
 	if err != nil {
@@ -377,7 +452,7 @@ func (e *env) describe(ctx context.Context, args []string) error {
 	defer s.Close()
 	doc, err := s.srv.DescribeTool(ctx, rest[0], level)
 	if err != nil {
-		return err
+		return s.unknownTool(ctx, rest[0], err)
 	}
 	if c.json {
 		return e.printJSON(doc)
@@ -390,7 +465,7 @@ func (e *env) runTool(ctx context.Context, args []string) error {
 	fs := e.flags("run")
 	var c common
 	c.register(fs)
-	backend := fs.String("backend", "", "preferred backend `identity`, such as mcp:github")
+	backend := fs.String("backend", "", "run on the backend of this `identity`, such as mcp:github: one of the tool's backends (an error names them)")
 	timeout := fs.Duration("timeout", 0, "bound on the call (0: limits.timeout, by default 60s)")
 	out := fs.String("out", "", "save images, audio and binary resources the tool returns to files in `dir` (created if missing), named after the tool: NAME-1.png, ...")
 	rest, err := parse(fs, args)
@@ -411,6 +486,9 @@ func (e *env) runTool(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
+	if err := s.checkBackend(ctx, rest[0], *backend); err != nil {
+		return err
+	}
 	cat := s.cat
 	opts := toolrun.CallOptions{Timeout: toolmodel.Duration(*timeout)}
 	if *backend != "" {
@@ -423,7 +501,7 @@ func (e *env) runTool(ctx context.Context, args []string) error {
 	}
 	res, err := cat.Runner.Run(ctx, rest[0], arguments, opts)
 	if err != nil {
-		return err
+		return s.unknownTool(ctx, rest[0], err)
 	}
 	// With --json, content is printed whole and only saved; without, it
 	// is shown.
@@ -540,6 +618,9 @@ func (e *env) tools(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
+	if err := s.checkNamespace(ctx, *namespace); err != nil {
+		return err
+	}
 	var all []toolindex.Summary
 	req := toolindex.SearchRequest{Namespace: *namespace, Limit: toolindex.MaxPageSize}
 	for {
@@ -584,7 +665,7 @@ func (e *env) config(args []string) error {
 		return e.configValidate(args[1:])
 	}
 	e.flags("config")
-	return usagef("unknown config subcommand %q", args[0])
+	return usagef("unknown config subcommand %q%s", args[0], didYouMean(args[0], []string{"validate", "import", "example"}))
 }
 
 func (e *env) configExample(args []string) error {

@@ -18,10 +18,11 @@ import (
 )
 
 // codeModeOf returns the code mode of a configuration, its programs run
-// under profile (the configuration's when empty).
-func codeModeOf(cfg *config.Config, profile string) (toolserver.CodeMode, error) {
+// under profile (the configuration's when empty) by engines keeping sp
+// sandboxes ready.
+func codeModeOf(cfg *config.Config, profile string, sp spares) (toolserver.CodeMode, error) {
 	cm := cfg.CodeMode
-	engines, err := codeEngines(cm, profile)
+	engines, err := codeEngines(cm, profile, sp)
 	if err != nil {
 		return toolserver.CodeMode{}, err
 	}
@@ -55,7 +56,7 @@ func (e *env) exec(ctx context.Context, args []string) error {
 	fs := e.flags("exec")
 	var c common
 	c.register(fs)
-	language := fs.String("language", "", "`language` of the program: javascript or typescript (default: typescript for a .ts or .mts file, else javascript)")
+	language := fs.String("language", "", "`language` of the program: javascript (js) or typescript (ts) (default: typescript for a .ts, .mts or .cts file, else javascript)")
 	timeout := fs.Duration("timeout", 0, "bound on the program (0: codeMode.timeout, by default 30s)")
 	trace := fs.Bool("trace", false, "print the program's tool calls, and what enforced its limits, on stderr")
 	profile := fs.String("profile", "", "security `profile` to run the program under: dev, standard or hardened (default: codeMode.profile, else dev)")
@@ -81,7 +82,7 @@ func (e *env) exec(ctx context.Context, args []string) error {
 	lang := *language
 	if lang == "" {
 		lang = "javascript"
-		if ext := filepath.Ext(rest[0]); ext == ".ts" || ext == ".mts" {
+		if ext := filepath.Ext(rest[0]); ext == ".ts" || ext == ".mts" || ext == ".cts" {
 			lang = "typescript"
 		}
 	}
@@ -90,13 +91,13 @@ func (e *env) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
-	cm, err := codeModeOf(s.cfg, *profile)
+	cm, err := codeModeOf(s.cfg, *profile, oneShotSpares)
 	if err != nil {
 		return err
 	}
 	x := toolserver.NewCodeExecutor(s.cat.Index, s.cat.Docs, s.cat.Runner, cm)
-	if _, err := x.Engines().Get(lang); err != nil {
-		return usagef("--language %q: javascript or typescript", lang)
+	if lang, err = toolserver.CodeLanguage(x.Engines(), lang); err != nil {
+		return usagef("--language: %s", plainText(err))
 	}
 	res, runErr := x.Execute(ctx, toolcode.ExecuteParams{Language: lang, Code: string(code), Timeout: *timeout})
 	if c.json {

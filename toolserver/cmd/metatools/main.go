@@ -38,36 +38,83 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolserver/internal/spell"
 )
 
 func main() {
-	ctx, stop := signalContext()
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	intr := watchInterrupts()
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, intr: intr}
+	code := e.run(intr.stop, os.Args[1:])
+	intr.release()
 	os.Exit(code)
 }
 
-// signalContext returns a context cancelled, with a [stopSignal] as its
-// cause, by the first SIGINT or SIGTERM. Only the first is caught: a
-// second Ctrl-C during a graceful stop ends the process at once, as
-// people expect of a terminal program.
-func signalContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	signals := make(chan os.Signal, 1)
+// interrupts follows SIGINT and SIGTERM. The first cancels stop, with a
+// [stopSignal] as its cause. A second one ends the process at once, as
+// people expect of a terminal program, unless a command asked to handle
+// it (see catchSecond): then it cancels now, and a third ends the
+// process.
+type interrupts struct {
+	stop, now context.Context
+	// second is set while a command handles a second signal itself.
+	second  atomic.Bool
+	release func()
+}
+
+// watchInterrupts starts following SIGINT and SIGTERM.
+func watchInterrupts() *interrupts {
+	stop, cancelStop := context.WithCancelCause(context.Background())
+	now, cancelNow := context.WithCancelCause(context.Background())
+	i := &interrupts{stop: stop, now: now}
+	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	var once sync.Once
+	i.release = func() {
+		once.Do(func() { close(done) })
+		cancelStop(nil)
+		cancelNow(nil)
+	}
 	go func() {
+		// Once no signal is caught any more, the next one has its default
+		// effect: it ends the process.
+		defer signal.Stop(signals)
 		select {
 		case sig := <-signals:
-			signal.Stop(signals)
-			cancel(stopSignal{sig})
-		case <-ctx.Done():
-			signal.Stop(signals)
+			if !i.second.Load() {
+				signal.Stop(signals)
+			}
+			cancelStop(stopSignal{sig})
+		case <-done:
+			return
+		}
+		if !i.second.Load() {
+			return
+		}
+		select {
+		case sig := <-signals:
+			cancelNow(stopSignal{sig})
+		case <-done:
 		}
 	}()
-	return ctx, func() { cancel(nil) }
+	return i
+}
+
+// catchSecond makes a second signal cancel the context it returns rather
+// than end the process: a server that stops gracefully then cuts its stop
+// short. Without interrupts (a command run in-process by tests), the
+// context is never cancelled.
+func (i *interrupts) catchSecond() context.Context {
+	if i == nil {
+		return context.Background()
+	}
+	i.second.Store(true)
+	return i.now
 }
 
 // stopSignal is the cause of the cancellation of the command's context
@@ -132,6 +179,9 @@ served. A configuration FILE may also be an MCP host's
 it as metatools YAML. Run "metatools COMMAND -h" for a command's flags and an
 example; "metatools --version" prints the version.
 
+A mistyped command, flag, tool ID or namespace gets a suggestion when a known one
+is near. Ctrl-C stops serve; a second Ctrl-C stops it at once.
+
 serve --http :8080 listens on 127.0.0.1 only; name a host (0.0.0.0:8080) to
 listen beyond it, which needs bearer tokens: from --token-file, the
 METATOOLS_TOKEN variable or the configuration (--token works too, but other
@@ -144,44 +194,61 @@ var helpWords = []string{"help", "-h", "-help", "--help"}
 
 // run runs the command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return (&env{stdin: stdin, stdout: stdout, stderr: stderr}).run(ctx, args)
+}
+
+// run runs the command line args with e and returns the exit code.
+func (e *env) run(ctx context.Context, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(e.stderr, usage)
 		return exitUsage
 	}
 	if slices.Contains(helpWords, args[0]) {
 		rest := args[1:]
 		if len(rest) == 0 || slices.Contains(helpWords, rest[0]) {
-			fmt.Fprint(stdout, usage)
+			fmt.Fprint(e.stdout, usage)
 			return exitOK
 		}
 		// "help config validate" is "config validate -h".
-		return run(ctx, append(rest[:len(rest):len(rest)], "-h"), stdin, stdout, stderr)
+		return e.run(ctx, append(rest[:len(rest):len(rest)], "-h"))
 	}
-	env := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	var err error
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "serve":
-		err = env.serve(ctx, rest)
+		err = e.serve(ctx, rest)
 	case "search":
-		err = env.search(ctx, rest)
+		err = e.search(ctx, rest)
 	case "describe":
-		err = env.describe(ctx, rest)
+		err = e.describe(ctx, rest)
 	case "run":
-		err = env.runTool(ctx, rest)
+		err = e.runTool(ctx, rest)
 	case "tools":
-		err = env.tools(ctx, rest)
+		err = e.tools(ctx, rest)
 	case "exec":
-		err = env.exec(ctx, rest)
+		err = e.exec(ctx, rest)
 	case "config":
-		err = env.config(rest)
+		err = e.config(rest)
 	case "stats":
-		err = env.stats(ctx, rest)
+		err = e.stats(ctx, rest)
 	case "version", "--version", "-version", "-v":
-		err = env.version(rest)
+		err = e.version(rest)
 	default:
-		err = usagef("unknown command %q", cmd)
+		err = usagef("unknown command %q%s", cmd, didYouMean(cmd, commands))
 	}
-	return env.exit(err)
+	return e.exit(err)
+}
+
+// commands are the command names run knows, for the hint that follows an
+// unknown one.
+var commands = []string{"serve", "search", "describe", "run", "tools", "exec", "config", "stats", "version", "help"}
+
+// didYouMean returns " (did you mean "X"?)" when a word of known is near
+// enough to word to be what was meant, else "".
+func didYouMean(word string, known []string) string {
+	if s, ok := spell.Suggest(word, known); ok {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
 }
 
 // env is what a command reads and writes.
@@ -191,6 +258,9 @@ type env struct {
 	// cmd is the flag set of the command running, once it has one: its
 	// usage follows an error in its command line.
 	cmd *flag.FlagSet
+	// intr follows the process's signals; nil when the command runs
+	// in-process, as in tests.
+	intr *interrupts
 }
 
 // exit reports err and returns the exit code it calls for.
@@ -212,11 +282,12 @@ func (e *env) exit(err error) int {
 	case isUsage(err):
 		fmt.Fprintf(e.stderr, "metatools: %v\n\n%s", err, usage)
 		return exitUsage
+	case isConfigError(err):
+		// A configuration's problems are worded already, one a line.
+		fmt.Fprintf(e.stderr, "metatools: %s\n", plainText(err))
+		return exitUsage
 	default:
-		fmt.Fprintf(e.stderr, "metatools: %v\n", err)
-		if isConfigError(err) {
-			return exitUsage
-		}
+		fmt.Fprintf(e.stderr, "metatools: %s\n", errorText(err))
 		return exitFailure
 	}
 }

@@ -103,7 +103,7 @@ func TestPolicyHidesToolsAtTheTerminal(t *testing.T) {
 
 	code, _, stderr = cli(t, "", "describe", "--config", cfg, "math:eval")
 	assert.Equal(t, exitFailure, code)
-	assert.Contains(t, stderr, "no tool with this ID")
+	assert.Contains(t, stderr, `no tool "math:eval"`)
 
 	code, stdout, _ = cli(t, "", "tools", "--config", cfg)
 	require.Equal(t, exitOK, code)
@@ -123,7 +123,7 @@ func TestRunFailures(t *testing.T) {
 		want string
 	}{
 		{"tool failure", []string{"run", "math:eval", `{"expression": "1/0"}`}, exitFailure, "division by zero"},
-		{"invalid arguments", []string{"run", "math:eval", `{"expr": "1"}`}, exitFailure, "validate_input"},
+		{"invalid arguments", []string{"run", "math:eval", `{"expr": "1"}`}, exitFailure, "math:eval: invalid arguments: /expression: required property is missing"},
 		{"unknown tool", []string{"run", "nope:nope"}, exitFailure, `no tool "nope:nope"`},
 		{"arguments not JSON", []string{"run", "math:eval", `{`}, exitUsage, "arguments must be a JSON object"},
 		{"no tool", []string{"run"}, exitUsage, "run needs a tool ID"},
@@ -305,7 +305,10 @@ func TestExec(t *testing.T) {
 		{"no program", "", []string{"exec"}, exitUsage, "", "exec needs one program"},
 		{"two programs", "", []string{"exec", "a", "b"}, exitUsage, "", "exec needs one program"},
 		{"missing file", "", []string{"exec", filepath.Join(dir, "none.js")}, exitUsage, "", "read the program"},
-		{"unknown language", "1", []string{"exec", "--language", "cobol", "-"}, exitUsage, "", `--language "cobol"`},
+		{"unknown language", "1", []string{"exec", "--language", "cobol", "-"}, exitUsage, "",
+			`--language: unknown language "cobol" (accepted: javascript, typescript, js, ts)`},
+		{"ts", `const x: string = "typed"; x`, []string{"exec", "--language", "ts", "-"}, exitOK, "typed\n", ""},
+		{"js", `return 6 * 7`, []string{"exec", "--language", "js", "-"}, exitOK, "42\n", ""},
 		{"negative timeout", "1", []string{"exec", "--timeout", "-1s", "-"}, exitUsage, "", "--timeout must not be negative"},
 	}
 	for _, tt := range tests {

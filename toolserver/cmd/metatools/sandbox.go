@@ -20,11 +20,37 @@ import (
 // next to the metatools executable and then on the PATH.
 const runnerName = "toolruntime-runner"
 
+// spares is how many sandboxes a code engine makes ahead of the programs
+// it runs, so that a program does not wait for its own.
+type spares struct {
+	// runtimes are JavaScript runtimes, made by the engines of the dev
+	// profile.
+	runtimes int
+	// instances are instances of the runner's WebAssembly module, started
+	// by the hardened profile.
+	instances int
+}
+
+var (
+	// servingSpares are the engines' defaults, for a server that runs
+	// program after program.
+	servingSpares = spares{runtimes: javascript.DefaultSpareRuntimes, instances: wasm.DefaultSpares}
+	// oneShotSpares make none: `exec` runs one program and exits, and a
+	// spare would be made for nothing (a WebAssembly instance holds tens of
+	// MiB).
+	oneShotSpares = spares{}
+)
+
+// newBackend returns the backend of a profile; tests replace it to see
+// what the commands ask for.
+var newBackend = sandboxBackend
+
 // codeEngines returns the engines of code mode: JavaScript and TypeScript,
 // run under the security profile named (the configuration's when empty,
-// dev when neither names one), within the sandbox's limits. A profile
-// this machine cannot enforce is an error naming what is missing.
-func codeEngines(cm config.CodeMode, profile string) ([]toolcode.Engine, error) {
+// dev when neither names one), within the sandbox's limits, keeping sp
+// sandboxes ready. A profile this machine cannot enforce is an error
+// naming what is missing.
+func codeEngines(cm config.CodeMode, profile string, sp spares) ([]toolcode.Engine, error) {
 	if profile == "" {
 		profile = cm.Profile
 	}
@@ -35,7 +61,7 @@ func codeEngines(cm config.CodeMode, profile string) ([]toolcode.Engine, error) 
 	if err != nil {
 		return nil, err
 	}
-	backend, err := sandboxBackend(p, cm.Sandbox)
+	backend, err := newBackend(p, cm.Sandbox, sp)
 	if err != nil {
 		return nil, configError{fmt.Errorf("codeMode profile %s: %w", p, err)}
 	}
@@ -57,8 +83,9 @@ func codeEngines(cm config.CodeMode, profile string) ([]toolcode.Engine, error) 
 	return engines, nil
 }
 
-// sandboxBackend returns the backend of profile p.
-func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox) (toolruntime.Backend, error) {
+// sandboxBackend returns the backend of profile p, keeping sp sandboxes
+// ready.
+func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares) (toolruntime.Backend, error) {
 	switch p {
 	case toolruntime.Standard:
 		runner, err := locate(sb.Runner, runnerName)
@@ -80,13 +107,14 @@ func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox) (toolrunti
 		}
 		// Compiling the module takes a minute or more; the machine code
 		// is kept in the user's cache for the next start.
-		var opts []wasm.Option
+		opts := []wasm.Option{wasm.WithSpares(sp.instances)}
 		if cache, err := os.UserCacheDir(); err == nil {
 			opts = append(opts, wasm.WithCacheDir(filepath.Join(cache, "metatools", "wazero")))
 		}
 		return wasm.NewFromFile(module, opts...)
 	default:
-		return inprocess.New(javascript.New(), javascript.NewTypeScript())
+		spare := javascript.WithSpareRuntimes(sp.runtimes)
+		return inprocess.New(javascript.New(spare), javascript.NewTypeScript(spare))
 	}
 }
 

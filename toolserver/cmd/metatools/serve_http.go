@@ -119,9 +119,17 @@ type httpServe struct {
 	// drainDelay is how long the server goes on serving once /readyz
 	// answers 503, before it stops accepting.
 	drainDelay time.Duration
+	// drainSet says that drainDelay was set (--drain-delay or
+	// server.http.drainDelay): it applies whether or not /readyz was
+	// asked.
+	drainSet bool
 	// shutdownTimeout bounds the wait for running requests once the
 	// server stops accepting.
 	shutdownTimeout time.Duration
+	// now is cancelled, with a [stopSignal] as its cause, when a stop
+	// must not wait any longer (a second Ctrl-C): the drain delay is cut
+	// short and running requests are cut. A nil now never is.
+	now context.Context
 }
 
 // probes answers the liveness and readiness probes, counts the MCP
@@ -131,6 +139,9 @@ type probes struct {
 	ready    <-chan struct{}
 	draining atomic.Bool
 	running  atomic.Int64
+	// probed is set once /readyz has been asked: something, a load
+	// balancer most likely, routes requests by it.
+	probed atomic.Bool
 
 	mu      sync.Mutex
 	streams map[*http.Request]context.CancelFunc // GET streams open
@@ -156,6 +167,7 @@ func (p *probes) healthz(w http.ResponseWriter, _ *http.Request) {
 // readyz answers 200 when the server is ready for calls and is not
 // stopping, and 503 otherwise.
 func (p *probes) readyz(w http.ResponseWriter, _ *http.Request) {
+	p.probed.Store(true)
 	switch {
 	case p.draining.Load():
 		plain(w, http.StatusServiceUnavailable, "stopping")
@@ -289,21 +301,51 @@ func (e *env) serveHTTP(ctx context.Context, s httpServe) error {
 }
 
 // drain stops hs as serveHTTP says, telling how it goes on e.stderr.
+//
+// The drain delay gives a load balancer time to see /readyz turn 503 and
+// send requests elsewhere. The default delay is skipped when nothing has
+// asked /readyz since the server started: no one routes by it, and a
+// person who stops a server at a terminal should not wait for nothing. A
+// delay that is set applies always, for load balancers that learn of a
+// stop otherwise (Kubernetes removes a stopping pod from its endpoints
+// whatever its probes say). A second signal (s.now) cuts the delay short
+// and the running requests too.
 func (e *env) drain(hs *http.Server, p *probes, s httpServe) {
+	now := s.now
+	if now == nil {
+		now = context.Background()
+	}
 	p.draining.Store(true)
 	// Without keep-alive, each client opens a new connection for its next
 	// request, which a load balancer routes to another server.
 	hs.SetKeepAlivesEnabled(false)
-	fmt.Fprintf(e.stderr, "metatools: stopping: %s answers 503; serving on for %s (drain delay)\n", readyzPath, s.drainDelay)
-	if s.drainDelay > 0 {
-		t := time.NewTimer(s.drainDelay)
-		<-t.C
+	delay := s.drainDelay
+	switch {
+	case delay > 0 && !s.drainSet && !p.probed.Load():
+		fmt.Fprintf(e.stderr, "metatools: stopping: %s answers 503; no drain delay, as nothing has asked it (--drain-delay sets one that always applies)\n", readyzPath)
+		delay = 0
+	case delay > 0:
+		fmt.Fprintf(e.stderr, "metatools: stopping: %s answers 503; serving on for %s (drain delay; a second Ctrl-C or SIGTERM stops at once)\n", readyzPath, delay)
+	default:
+		fmt.Fprintf(e.stderr, "metatools: stopping: %s answers 503\n", readyzPath)
+	}
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-now.Done():
+			t.Stop()
+			var sig stopSignal
+			if errors.As(context.Cause(now), &sig) {
+				fmt.Fprintf(e.stderr, "metatools: %s received again: drain delay cut short\n", sig.name())
+			}
+		}
 	}
 	// Shutdown runs the functions registered here once it has closed the
 	// listeners: from then on, new connections are refused.
 	listenersClosed := make(chan struct{})
 	hs.RegisterOnShutdown(func() { close(listenersClosed) })
-	ctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
+	ctx, cancel := context.WithTimeout(now, s.shutdownTimeout)
 	defer cancel()
 	shut := make(chan error, 1)
 	go func() { shut <- hs.Shutdown(ctx) }()
@@ -313,6 +355,11 @@ func (e *env) drain(hs *http.Server, p *probes, s httpServe) {
 	if err := <-shut; err != nil {
 		n := p.running.Load()
 		_ = hs.Close()
+		var sig stopSignal
+		if errors.As(context.Cause(now), &sig) {
+			fmt.Fprintf(e.stderr, "metatools: %s received again: stopped at once, requests cut: %d\n", sig.name(), n)
+			return
+		}
 		fmt.Fprintf(e.stderr, "metatools: requests still running after %s (server.shutdownTimeout), cut: %d\n", s.shutdownTimeout, n)
 		return
 	}

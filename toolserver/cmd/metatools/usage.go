@@ -27,8 +27,10 @@ var commandDocs = map[string]commandDoc{
 			"streamable HTTP at /mcp with --http. A port alone (:8080) listens on 127.0.0.1 only;\n" +
 			"naming a host (0.0.0.0:8080) needs bearer tokens (--token-file, METATOOLS_TOKEN or\n" +
 			"the configuration) or --insecure-no-auth. /healthz and /readyz answer probes. Ctrl-C\n" +
-			"(SIGINT) or SIGTERM stops it cleanly: /readyz turns 503, serving goes on for the\n" +
-			"drain delay, then running calls finish (server.shutdownTimeout).",
+			"(SIGINT) or SIGTERM stops it cleanly: over HTTP, /readyz turns 503 and serving goes on\n" +
+			"for the drain delay (the default one only once something has asked /readyz), then\n" +
+			"running calls finish (server.shutdownTimeout). A second Ctrl-C or SIGTERM stops at once,\n" +
+			"cutting the calls still running.",
 		example: "metatools serve --config metatools.yaml --http :8080",
 	},
 	"search": {
