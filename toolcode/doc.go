@@ -47,8 +47,12 @@
 //     recursion ([LimitError] with [LimitStack]);
 //   - return the program's value as JSON, a syntax error as
 //     errors.InvalidArgument with its line and column, an uncaught
-//     exception as errors.Execution with its line, and an error that came
+//     exception as errors.Execution with its line, the value thrown shown
+//     as [Engine] says and cut at [MaxShownLength], and an error that came
 //     from Tools unchanged;
+//   - hand each call of a function of the tools to [Dispatch], which
+//     checks its arguments the same way for every engine (or check them
+//     as it does);
 //   - never panic, and be safe for concurrent use.
 //
 // Register it with [WithEngine] or [EngineRegistry.Register], then run the

@@ -26,10 +26,22 @@ import (
 //
 // Errors: a program that does not compile fails with code
 // [errors.InvalidArgument] and a message giving the line and column; an
-// exception the program does not catch fails with code [errors.Execution]
-// and its line; an uncaught error that came from Tools is returned as it
+// exception the program does not catch fails with code [errors.Execution],
+// a message "uncaught <value>" and its line when the value carries one (an
+// Error's stack); an uncaught error that came from Tools is returned as it
 // is, keeping its code (a tool's failure, a limit reached). Execute must
 // not panic on any input; the [Executor] recovers panics anyway.
+//
+// A thrown value is shown as a user reads it: a string as it is; an
+// error (an object with a string message, not a plain object or an array)
+// as "<name>: <message>"; any other object or array as JSON, with a
+// circular reference written "[Circular]"; a function as "[Function:
+// <name>]"; a symbol as "Symbol(<description>)"; anything else as String
+// gives it. The text is at most [MaxShownLength] characters, and showing a
+// value never runs longer than the program's wall time, whatever its
+// getters do. The JavaScript engines of this repository show values that
+// way, and the conformance suite of toolcode/toolcodetest holds them to
+// it.
 //
 // An Engine is safe for concurrent use: each Execute is independent. It
 // must return once ctx is done, promptly: the [Executor] stops waiting for
@@ -41,6 +53,12 @@ type Engine interface {
 	// Execute runs one program; see [Engine].
 	Execute(ctx context.Context, prog Program) (json.RawMessage, error)
 }
+
+// MaxShownLength bounds the text by which an engine shows a value that
+// has no JSON of its own: a value a program threw and did not catch, or a
+// value it logged. Longer text is cut to this many characters (UTF-16 code
+// units, as JavaScript counts them) and ends with "…".
+const MaxShownLength = 1000
 
 // Program is what an [Engine] runs: the code, the tools it may call, and
 // the limits that apply. It is built by the [Executor].

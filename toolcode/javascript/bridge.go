@@ -30,32 +30,26 @@ func (r *run) install() error {
 			return r.namespace(name)
 		}
 		var fn func([]goja.Value) goja.Value
+		var length int
 		switch name {
-		case "run":
-			fn = r.jsRun
-		case "search":
-			fn = r.jsSearch
-		case "namespaces":
-			fn = r.jsNamespaces
-		case "describe":
-			fn = r.jsDescribe
-		case "examples":
-			fn = r.jsExamples
-		case "chain":
-			fn = r.jsChain
 		case "ns":
-			fn = func(args []goja.Value) goja.Value { return r.namespace(arg(args, 0).String()) }
+			fn, length = r.jsNamespace, 1
 		case "log":
 			return r.logFunc()
 		default:
-			// then (tools is not a promise: awaiting it yields it), and
-			// any name reserved for a function this engine does not have.
-			return goja.Undefined()
+			n, ok := parameters[name]
+			if !ok {
+				// then (tools is not a promise: awaiting it yields it), and
+				// any name reserved for a function this engine does not
+				// have.
+				return goja.Undefined()
+			}
+			fn, length = func(args []goja.Value) goja.Value { return r.hostCall(r.newCall(name, "", args)) }, n
 		}
 		if made == nil {
 			made = map[string]goja.Value{}
 		}
-		v := r.function(name, fn)
+		v := r.function(name, length, fn)
 		made[name] = v
 		return v
 	}))
@@ -72,26 +66,34 @@ func (r *run) install() error {
 	return vm.Set("console", console)
 }
 
+// parameters are the functions of tools that toolcode.Dispatch runs, and
+// the number of parameters each declares (its length, as the QuickJS
+// engine's have it).
+var parameters = map[string]int{"run": 2, "search": 2, "namespaces": 0, "describe": 2, "examples": 2, "chain": 1}
+
 // logFunc returns console.log, made on first use.
 func (r *run) logFunc() goja.Value {
 	if r.logFn == nil {
-		r.logFn = r.function("log", r.jsLog)
+		r.logFn = r.function("log", 0, r.jsLog)
 	}
 	return r.logFn
 }
 
-// function makes a function of the tools, named name: a proxy whose
-// apply trap is fn, over one arrow function shared by all (see
-// [warmUp]). Making it costs one small object, where a native function of
-// its own costs a dozen, and goja would name it by looking its Go code
-// up.
-func (r *run) function(name string, fn func(args []goja.Value) goja.Value) *goja.Object {
-	nameValue := r.vm.ToValue(name)
+// function makes a function of the tools, named name, that declares
+// length parameters: a proxy whose apply trap is fn, over one arrow
+// function shared by all (see [warmUp]). Making it costs one small
+// object, where a native function of its own costs a dozen, and goja
+// would name it by looking its Go code up.
+func (r *run) function(name string, length int, fn func(args []goja.Value) goja.Value) *goja.Object {
+	nameValue, lengthValue := r.vm.ToValue(name), r.vm.ToValue(length)
 	return r.vm.ToValue(r.vm.NewProxy(r.fnTarget, &goja.ProxyTrapConfig{
 		Apply: func(_ *goja.Object, _ goja.Value, args []goja.Value) goja.Value { return fn(args) },
 		Get: func(target *goja.Object, prop string, _ goja.Value) goja.Value {
-			if prop == "name" {
+			switch prop {
+			case "name":
 				return nameValue
+			case "length":
+				return lengthValue
 			}
 			return target.Get(prop)
 		},
@@ -115,7 +117,13 @@ func arg(args []goja.Value, i int) goja.Value {
 
 // toolFunc returns a function that runs the tool id.
 func (r *run) toolFunc(id string) *goja.Object {
-	return r.function(id, func(args []goja.Value) goja.Value { return r.runTool(id, arg(args, 0)) })
+	return r.function(id, 1, func(args []goja.Value) goja.Value {
+		if len(args) == 1 {
+			// The hot path: one argument, its conversion in place.
+			return r.hostCall(call{tool: id, n: 1, argv: [2]any{r.toArg(args[0])}})
+		}
+		return r.hostCall(r.newCall("", id, args))
+	})
 }
 
 // namespace returns the object of a namespace: called, it runs the tool
@@ -168,47 +176,59 @@ func readOnly(get func(name string) goja.Value) *goja.ProxyTrapConfig {
 	}
 }
 
-// argString is String(v), with a default for undefined.
-func argString(v goja.Value, def string) string {
-	if v == nil || goja.IsUndefined(v) {
-		return def
+// newCall converts a call's arguments (the first two: Dispatch only
+// counts the others). An argument that is not JSON (a cycle, a BigInt in
+// an object) throws at once, as JSON.stringify would.
+func (r *run) newCall(fn, tool string, args []goja.Value) call {
+	c := call{fn: fn, tool: tool, n: len(args)}
+	for i := range min(len(args), len(c.argv)) {
+		c.argv[i] = r.toArg(args[i])
 	}
-	return v.String()
+	return c
 }
 
-func (r *run) jsRun(args []goja.Value) goja.Value {
-	return r.runTool(arg(args, 0).String(), arg(args, 1))
-}
-
-// runTool queues a call of tools.run. Arguments that are not JSON (a
-// cycle, a BigInt) throw at once, as JSON.stringify would.
-func (r *run) runTool(id string, args goja.Value) goja.Value {
-	var a any
-	if args != nil && !goja.IsUndefined(args) {
-		a = r.toGo(args)
+// jsNamespace is tools.ns(name): the namespace of that name, even one the
+// functions of tools hide. It throws a TypeError for anything but one
+// string, with the message of the QuickJS engine.
+func (r *run) jsNamespace(args []goja.Value) goja.Value {
+	if len(args) > 1 {
+		panic(r.vm.NewTypeError("tools.ns: expected 1 argument (the namespace), got %d", len(args)))
 	}
-	// No arguments (or null) are an empty object: dispatch makes it.
-	return r.hostCall(call{op: "run", id: id, args: a})
+	name := arg(args, 0)
+	if !goja.IsString(name) {
+		panic(r.vm.NewTypeError("tools.ns: the namespace must be a string, not %s", r.typeOf(name)))
+	}
+	return r.namespace(name.String())
 }
 
-func (r *run) jsSearch(args []goja.Value) goja.Value {
-	return r.hostCall(call{op: "search", id: argString(arg(args, 0), ""), args: r.toGo(arg(args, 1))})
-}
-
-func (r *run) jsNamespaces([]goja.Value) goja.Value {
-	return r.hostCall(call{op: "namespaces"})
-}
-
-func (r *run) jsDescribe(args []goja.Value) goja.Value {
-	return r.hostCall(call{op: "describe", id: arg(args, 0).String(), args: argString(arg(args, 1), "schema")})
-}
-
-func (r *run) jsExamples(args []goja.Value) goja.Value {
-	return r.hostCall(call{op: "examples", id: arg(args, 0).String(), args: r.toGo(arg(args, 1))})
-}
-
-func (r *run) jsChain(args []goja.Value) goja.Value {
-	return r.hostCall(call{op: "chain", args: r.toGo(arg(args, 0))})
+// typeOf names the type of a value as the messages of tools do: typeof,
+// but "null" and "array" for what typeof calls objects.
+func (r *run) typeOf(v goja.Value) string {
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return "undefined"
+	case goja.IsNull(v):
+		return "null"
+	case goja.IsString(v):
+		return "string"
+	case goja.IsNumber(v):
+		return "number"
+	case goja.IsBigInt(v):
+		return "bigint"
+	}
+	switch x := v.(type) {
+	case *goja.Symbol:
+		return "symbol"
+	case *goja.Object:
+		if _, fn := goja.AssertFunction(x); fn {
+			return "function"
+		}
+		if r.isArray(x) {
+			return "array"
+		}
+		return "object"
+	}
+	return "boolean"
 }
 
 // jsLog is console.log: its arguments, strings as they are and other
@@ -228,10 +248,20 @@ func (r *run) jsLog(args []goja.Value) goja.Value {
 	return goja.Undefined()
 }
 
-// show is how console.log prints one value.
+// show is how console.log prints one value: a string as it is, an error
+// as "<name>: <message>", anything else as JSON, or as an uncaught
+// exception would show it when it has no JSON (undefined, a function, a
+// symbol, a cycle, a BigInt).
 func (r *run) show(v goja.Value) string {
 	if goja.IsString(v) {
 		return v.String()
+	}
+	if obj, ok := v.(*goja.Object); ok {
+		if _, fn := goja.AssertFunction(obj); !fn {
+			if text, ok := r.loggedError(obj); ok {
+				return text
+			}
+		}
 	}
 	s, ok, err := r.stringify(v)
 	if err != nil {
@@ -241,10 +271,23 @@ func (r *run) show(v goja.Value) string {
 			// to catch.
 			panic(err)
 		}
-		return v.String()
+		return r.shownLive(v)
 	}
 	if !ok {
-		return v.String()
+		return r.shownLive(v)
 	}
 	return s
+}
+
+// loggedError is the text console.log prints for an error (see
+// [run.errorText]); ok is false for any other value, or when reading it
+// threw. The interrupt and the stack bound go on to stop the program.
+func (r *run) loggedError(obj *goja.Object) (text string, ok bool) {
+	if ex := r.vm.Try(func() { text, ok = r.errorText(obj) }); ex != nil {
+		return "", false
+	}
+	if ok {
+		text = cutShown(text)
+	}
+	return text, ok
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolcode"
 )
 
 // The bridge between the program's values and Go's has the semantics of
@@ -43,18 +44,64 @@ func (r *run) toGo(v goja.Value) any {
 	if out, ok := r.directGo(v, 0); ok {
 		return out
 	}
+	out, _ := r.textGo(v)
+	return out
+}
+
+// toArg converts an argument of a call of the tools as toolcode.Call
+// says: as toGo does, but for undefined (toolcode.Undefined), a number
+// (a float64, NaN and infinities included), and a function, a symbol or a
+// BigInt (a toolcode.Opaque).
+func (r *run) toArg(v goja.Value) any {
+	if v == nil || goja.IsUndefined(v) {
+		return toolcode.Undefined{}
+	}
+	if obj, ok := v.(*goja.Object); ok {
+		if out, ok := r.directGo(obj, 0); ok {
+			return out // plain data: the hot path
+		}
+		if _, fn := goja.AssertFunction(obj); fn {
+			return toolcode.Opaque("function")
+		}
+		if out, ok := r.textGo(obj); ok {
+			return out
+		}
+		return toolcode.Undefined{} // its toJSON returned nothing
+	}
+	switch {
+	case goja.IsNull(v):
+		return nil
+	case goja.IsString(v):
+		return v.String()
+	case goja.IsNumber(v):
+		if f := v.ToFloat(); f != 0 {
+			return f
+		}
+		return 0.0 // -0 is 0, as String writes it
+	case goja.IsBigInt(v):
+		return toolcode.Opaque("bigint")
+	}
+	if _, ok := v.(*goja.Symbol); ok {
+		return toolcode.Opaque("symbol")
+	}
+	return v.ToBoolean()
+}
+
+// textGo converts v through its JSON text; ok is false when
+// JSON.stringify returns undefined. It throws the program's TypeError for
+// a value JSON.stringify rejects.
+func (r *run) textGo(v goja.Value) (out any, ok bool) {
 	s, ok, err := r.stringify(v)
 	if err != nil {
 		panic(r.throwable(err))
 	}
 	if !ok {
-		return nil
+		return nil, false
 	}
-	var out any
 	if err := json.Unmarshal([]byte(s), &out); err != nil {
 		panic(r.vm.NewTypeError("the value is not JSON: %v", err))
 	}
-	return out
+	return out, true
 }
 
 // directGo converts plain data; ok is false for anything else, which

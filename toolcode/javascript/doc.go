@@ -29,7 +29,20 @@
 // at most toolcode.Limits.Concurrency at once (the others wait their turn).
 // A failed call rejects with an Error whose code is the error's code
 // ("not_found", "validation", "resource_exhausted", ...) and whose toolId
-// names the tool.
+// names the tool. The arguments of every function of tools are checked by
+// toolcode.Dispatch, as in the QuickJS engine: a bad one (a negative
+// limit, an ID that is not a string, an array for a tool's arguments, one
+// argument too many) rejects with code "invalid_argument" and a message
+// naming it. The functions are named and sized as they read
+// (tools.math.add.name is "math:add", tools.search.length is 2), and the
+// program cannot change them.
+//
+// An uncaught exception fails the execution with "uncaught <value>": an
+// Error as "<name>: <message>" with its line, a plain object or an array
+// as JSON, as toolcode.Engine says, cut at toolcode.MaxShownLength.
+// console.log prints strings as they are, errors as "<name>: <message>",
+// and anything else as JSON, or, when it has none (undefined, a function,
+// a cycle, a BigInt), as an uncaught value is shown.
 //
 // # Limits
 //

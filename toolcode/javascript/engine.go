@@ -1,6 +1,7 @@
 package javascript
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -123,6 +124,9 @@ type run struct {
 	fnTarget   *goja.Object          // the target of every function of the tools
 	jsonFns    map[string]goja.Callable
 	errorCtor  goja.Value
+	// objectProto is the runtime's Object.prototype, looked up when a
+	// value is first shown (see show.go).
+	objectProto *goja.Object
 }
 
 // newRun makes a runtime ready for any program: the stack bound set, the
@@ -216,12 +220,15 @@ func (r *run) execute(ctx context.Context, prog toolcode.Program, c *compiled) (
 	return r.output(promise.Result())
 }
 
-// call is a tool call the program made, waiting to start: an operation
-// of the Tools, its first argument (a tool ID, a query) and its other,
-// already converted from the program's values.
+// call is a call of a function of the tools the program made, waiting to
+// start: the function (empty for a tool's own, which runs tool), the
+// number of arguments and the first two, already converted from the
+// program's values (see toolcode.Dispatch). They are held in place rather
+// than in a slice, so that queuing a call allocates nothing of its own.
 type call struct {
-	op, id          string
-	args            any
+	fn, tool        string
+	n               int
+	argv            [2]any
 	resolve, reject func(any) error
 }
 
@@ -247,7 +254,7 @@ func (r *run) settle(c call, out any, err error) error {
 		if !errors.As(cerr, &ex) && r.ctx.Err() != nil {
 			return cerr
 		}
-		return c.reject(r.jsError(errors.Errorf(errors.Internal, "tools.%s: encode the result: %v", c.op, cerr)))
+		return c.reject(r.jsError(errors.Errorf(errors.Internal, "tools.%s: encode the result: %v", cmp.Or(c.fn, "run"), cerr)))
 	}
 	return c.resolve(v)
 }
@@ -256,7 +263,14 @@ func (r *run) settle(c call, out any, err error) error {
 func (r *run) pop() call {
 	c := r.queued[0]
 	r.queued[0] = call{}
-	r.queued = r.queued[1:]
+	if len(r.queued) == 1 {
+		// Emptied: the next call reuses the array rather than allocating
+		// one, so that a program awaiting its calls one by one queues
+		// them without allocating.
+		r.queued = r.queued[:0]
+	} else {
+		r.queued = r.queued[1:]
+	}
 	return c
 }
 
@@ -298,9 +312,18 @@ func (r *run) post(job func() error) {
 	}
 }
 
-// dispatch runs one operation of the Tools and returns its result.
+// dispatch runs one call on the Tools and returns its result.
 func (r *run) dispatch(ctx context.Context, c call) (any, error) {
-	return toolcode.Dispatch(ctx, r.prog.Tools, c.op, c.id, c.args)
+	args := c.argv[:min(c.n, len(c.argv))]
+	if c.n > len(c.argv) {
+		// Too many arguments: Dispatch only counts those past the second.
+		args = make([]any, c.n)
+		copy(args, c.argv[:])
+		for i := len(c.argv); i < c.n; i++ {
+			args[i] = toolcode.Undefined{}
+		}
+	}
+	return toolcode.Dispatch(ctx, r.prog.Tools, c.fn, c.tool, args)
 }
 
 // jsError returns a JavaScript Error for err, with its code (and tool), and
@@ -372,7 +395,7 @@ func (r *run) output(v goja.Value) (json.RawMessage, error) {
 		}
 		var ex *goja.Exception
 		if errors.As(err, &ex) {
-			return nil, errors.Errorf(errors.Execution, "the returned value is not JSON: %s", ex.Value().String())
+			return nil, errors.Errorf(errors.Execution, "the returned value is not JSON: %s", r.shownValue(ex.Value()))
 		}
 		if errors.CodeOf(err) == errors.Execution {
 			return nil, err
@@ -448,22 +471,19 @@ func (r *run) ctxError() error {
 	return errors.FromContext(r.ctx, "javascript.Execute", nil)
 }
 
-// rejected turns a value the program threw and did not catch into an error.
+// rejected turns a value the program threw and did not catch into an
+// error, at the line of the value's stack when it has one (an Error).
 func (r *run) rejected(v goja.Value) error {
-	if obj, ok := v.(*goja.Object); ok {
+	obj, isObj := v.(*goja.Object)
+	if isObj {
 		if err, ok := r.goErrs[obj]; ok {
 			return err
 		}
 	}
-	msg := "undefined"
-	if v != nil {
-		msg = safeString(v)
-	}
+	msg := r.shownValue(v)
 	line, col := 0, 0
-	if obj, ok := v.(*goja.Object); ok {
-		if stack := obj.Get("stack"); stack != nil && !goja.IsUndefined(stack) {
-			line, col = firstPosition(safeString(stack))
-		}
+	if isObj {
+		line, col = firstPosition(r.stackOf(obj))
 	}
 	if line > 0 {
 		line, col, _ = r.pos.original(line, col)
@@ -474,13 +494,22 @@ func (r *run) rejected(v goja.Value) error {
 	return errors.Errorf(errors.Execution, "uncaught %s", msg)
 }
 
-func safeString(v goja.Value) (s string) {
+// stackOf is the stack an object carries, or "": a getter of its own, or
+// a proxy's trap, may throw.
+func (r *run) stackOf(obj *goja.Object) (stack string) {
 	defer func() {
 		if recover() != nil {
-			s = "(value that cannot be shown)"
+			stack = ""
 		}
 	}()
-	return v.String()
+	if ex := r.vm.Try(func() {
+		if s := obj.Get("stack"); s != nil && goja.IsString(s) {
+			stack = s.String()
+		}
+	}); ex != nil {
+		return ""
+	}
+	return stack
 }
 
 var stackPosition = regexp.MustCompile(regexp.QuoteMeta(programName) + `:(\d+):(\d+)`)

@@ -32,6 +32,35 @@
 // JavaScript: TypeScript is the goja module's (its transpiler is internal
 // to that package).
 //
+// # The same as the goja engine
+//
+// A program gets the same outcome on both engines: the functions of tools
+// check their arguments with toolcode.Dispatch (an argument of the wrong
+// type or out of range, or one too many, rejects with code
+// "invalid_argument" and the same message) and have the same name and
+// length; an uncaught value is shown the same way (toolcode.Engine), at
+// the same line; console.log prints the same line; the returned value is
+// the same JSON. The conformance suite (toolcodetest.RunEngine) and
+// TestSameAsGoja, which runs programs on both engines and compares what
+// they give, hold them to it. What differs is what belongs to each
+// runtime:
+//
+//   - the messages of the runtime's own exceptions ("cannot read property
+//     'x' of null" against goja's "Cannot read property 'x' of
+//     undefined", JSON.stringify's message for a circular structure) and
+//     the column an error names (goja counts from the start of the
+//     expression, QuickJS from its operator); the line is the same;
+//   - the built-ins: QuickJS has WeakRef, FinalizationRegistry, Atomics,
+//     SharedArrayBuffer, Float16Array and Iterator, and Date's toString
+//     leaves out the zone's name;
+//   - a stack overflow is an exception a program may catch here, and is
+//     uncatchable in goja; uncaught, both fail with the limit "stack";
+//   - an uncaught null is reported as the memory limit (see Limits);
+//   - a program that replaces JSON.stringify or JSON.parse changes only
+//     what it sees itself here, while goja uses the replacement for the
+//     values that are not plain data (checking that what it writes is
+//     JSON).
+//
 // # Limits
 //
 //   - memory: each execution's heap is capped ([WithMemoryLimit], default

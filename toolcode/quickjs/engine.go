@@ -1,6 +1,7 @@
 package quickjs
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	qjs "modernc.org/quickjs"
 
@@ -146,14 +148,21 @@ type run struct {
 
 	done    bool
 	outcome outcome
+	// wrapped reports a program that runs as the body of a function
+	// (wrapPrefix shifts its first line).
+	wrapped bool
 }
 
-// call is a call of the Tools the program made: an operation, its first
-// argument (a tool ID, a query) and the JSON of the others.
+// call is a call of a function of the tools the program made: the
+// function (empty for a tool's own, which runs tool), the number of its
+// arguments, and the first two as they crossed from the prelude, with
+// their kinds (see mt$kind).
 type call struct {
-	n       int
-	op, id  string
-	payload string
+	n        int
+	fn, tool string
+	count    int
+	kinds    string
+	a0, a1   any
 }
 
 // finished is a call's outcome.
@@ -223,6 +232,7 @@ func (r *run) execute() (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.wrapped = !script
 	_, err = r.watch.Call(qjs.UndefinedValue, promise, script)
 	promise.Free()
 	if err != nil {
@@ -388,10 +398,18 @@ func (r *run) drain() error {
 	}
 }
 
+// pop removes the oldest queued call.
 func (r *run) pop() call {
 	c := r.queued[0]
 	r.queued[0] = call{}
-	r.queued = r.queued[1:]
+	if len(r.queued) == 1 {
+		// Emptied: the next call reuses the array rather than allocating
+		// one, so that a program awaiting its calls one by one queues
+		// them without allocating.
+		r.queued = r.queued[:0]
+	} else {
+		r.queued = r.queued[1:]
+	}
 	return c
 }
 
@@ -422,14 +440,30 @@ func (r *run) deliver(f finished) error {
 	return nil
 }
 
-// hostCall is __mt_call(op, id, argsJSON): it queues a call and returns
-// its number, which the prelude keys the call's promise by.
+// hostCall is __mt_call(fn, tool, kinds, a0, a1, count): it queues a
+// call and returns its number, which the prelude keys the call's promise
+// by. kinds has a letter for each argument given (see mt$kind); count,
+// the number of arguments the program passed, is given only when it is
+// more than two. __mt_call("#walker") returns instead the source of the
+// function that shows an object as JSON, which the prelude evaluates when
+// it first needs it: a host function of its own would cost every
+// execution its registration.
 func (r *run) hostCall(args []any) (any, error) {
-	op, _ := argAt(args, 0).(string)
-	id, _ := argAt(args, 1).(string)
-	payload, _ := argAt(args, 2).(string)
+	fn, _ := argAt(args, 0).(string)
+	if fn == "#walker" {
+		return walkerSource(), nil
+	}
+	tool, _ := argAt(args, 1).(string)
+	kinds, _ := argAt(args, 2).(string)
+	count := len(kinds)
+	if len(args) > 5 {
+		count = intOf(args[5])
+	}
 	r.nextID++
-	r.queued = append(r.queued, call{n: r.nextID, op: op, id: id, payload: payload})
+	r.queued = append(r.queued, call{
+		n: r.nextID, fn: fn, tool: tool, count: count, kinds: kinds,
+		a0: argAt(args, 3), a1: argAt(args, 4),
+	})
 	return r.nextID, nil
 }
 
@@ -437,7 +471,7 @@ func (r *run) hostCall(args []any) (any, error) {
 // refused line is kept, when the output limit is reached.
 func (r *run) hostLog(args []any) (any, error) {
 	line, _ := argAt(args, 0).(string)
-	if err := r.prog.Tools.Log(r.ctx, line); err != nil {
+	if err := r.prog.Tools.Log(r.ctx, validUTF8(line)); err != nil {
 		r.nextID++
 		r.errs[r.nextID] = err
 		return r.nextID, nil
@@ -451,6 +485,7 @@ func (r *run) hostDone(args []any) (any, error) {
 	r.done = true
 	r.outcome.kind, _ = argAt(args, 0).(string)
 	r.outcome.text, _ = argAt(args, 1).(string)
+	r.outcome.text = validUTF8(r.outcome.text)
 	r.outcome.name, _ = argAt(args, 2).(string)
 	r.outcome.stack, _ = argAt(args, 3).(string)
 	r.outcome.callID = intOf(argAt(args, 4))
@@ -500,7 +535,7 @@ func (r *run) result() (json.RawMessage, error) {
 		// "out of memory" error itself.
 		return nil, r.memoryError()
 	}
-	return nil, uncaught(o.text, o.stack)
+	return nil, r.uncaught(o.text, o.stack)
 }
 
 // limitOf returns the limit error of an exception the runtime raised on
@@ -553,7 +588,7 @@ func (r *run) vmError(err error) error {
 		if qe.Name == "InternalError" && strings.Contains(qe.Message, "interrupted") {
 			return ctxError(r.ctx)
 		}
-		return uncaught(text, qe.Stack)
+		return r.uncaught(text, qe.Stack)
 	}
 	return errors.Errorf(errors.Internal, "quickjs engine: %v", err)
 }
@@ -580,16 +615,20 @@ func (r *run) compileError(err error, shift int) error {
 var stackFrame = regexp.MustCompile(`at (?:(\S+) \()?<eval>:(\d+):(\d+)`)
 
 // uncaught is the error of an exception the program did not catch, at the
-// program's innermost line in its stack (frames of the prelude skipped).
-func uncaught(msg, stack string) error {
+// program's innermost line in its stack (frames of the prelude skipped),
+// and the column in the program's own first line when it runs wrapped.
+func (r *run) uncaught(msg, stack string) error {
 	for _, m := range stackFrame.FindAllStringSubmatch(stack, -1) {
 		if strings.HasPrefix(m[1], "mt$") {
 			continue
 		}
 		line, _ := strconv.Atoi(m[2])
 		col, _ := strconv.Atoi(m[3])
+		if line == 1 && r.wrapped {
+			col = max(col-len(wrapPrefix), 1)
+		}
 		e := errors.Errorf(errors.Execution, "uncaught %s (line %d, column %d)", msg, line, col)
-		e.Meta = map[string]string{"line": m[2], "column": m[3]}
+		e.Meta = map[string]string{"line": m[2], "column": strconv.Itoa(col)}
 		return e
 	}
 	return errors.Errorf(errors.Execution, "uncaught %s", msg)
@@ -605,11 +644,88 @@ func ctxError(ctx context.Context) error {
 	return errors.FromContext(ctx, "quickjs.Execute", nil)
 }
 
-// dispatch runs one operation of the Tools.
+// dispatch runs one call on the Tools.
 func (r *run) dispatch(c call) (any, error) {
-	var args any
-	if err := json.Unmarshal([]byte(c.payload), &args); err != nil {
-		return nil, errors.Errorf(errors.InvalidArgument, "tools.%s: the arguments are not JSON: %v", c.op, err)
+	var argv [2]any
+	args := argv[:min(max(c.count, 0), len(argv))]
+	if c.count > len(argv) {
+		// Too many arguments: Dispatch only counts those past the second.
+		args = make([]any, c.count)
+		for i := range args {
+			args[i] = toolcode.Undefined{}
+		}
 	}
-	return toolcode.Dispatch(r.ctx, r.prog.Tools, c.op, c.id, args)
+	for i := range min(len(args), len(argv)) {
+		v, kind := c.a0, byte('v')
+		if i == 1 {
+			v = c.a1
+		}
+		if i < len(c.kinds) {
+			kind = c.kinds[i]
+		}
+		a, err := crossed(kind, v)
+		if err != nil {
+			return nil, errors.Errorf(errors.InvalidArgument, "tools.%s: %v", cmp.Or(c.fn, "run"), err)
+		}
+		args[i] = a
+	}
+	return toolcode.Dispatch(r.ctx, r.prog.Tools, c.fn, c.tool, args)
+}
+
+// crossed converts an argument as the prelude passed it (see mt$kind) to
+// what toolcode.Dispatch takes.
+func crossed(kind byte, v any) (any, error) {
+	switch kind {
+	case 'j':
+		s, _ := v.(string)
+		var out any
+		if err := json.Unmarshal([]byte(s), &out); err != nil {
+			return nil, fmt.Errorf("an argument is not JSON: %w", err)
+		}
+		return out, nil
+	case 'o':
+		s, _ := v.(string)
+		return toolcode.Opaque(s), nil
+	}
+	switch x := v.(type) {
+	case int:
+		return float64(x), nil
+	case float64:
+		if x == 0 {
+			return 0.0, nil // -0 is 0, as String writes it
+		}
+		return x, nil
+	case string:
+		return validUTF8(x), nil
+	case bool, nil:
+		return x, nil
+	}
+	return toolcode.Undefined{}, nil // qjs.Undefined
+}
+
+// validUTF8 returns s with what is not UTF-8 replaced by U+FFFD. QuickJS
+// hands a string holding a lone surrogate over encoded as if it were a
+// character (three bytes that are not UTF-8): each such surrogate becomes
+// one U+FFFD, as in the goja engine, whose strings decode them so.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r != utf8.RuneError || size > 1 {
+			b.WriteString(s[i : i+size])
+			i += size
+			continue
+		}
+		b.WriteRune(utf8.RuneError)
+		if i+2 < len(s) && s[i] == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF && s[i+2] >= 0x80 && s[i+2] <= 0xBF {
+			i += 3 // an encoded surrogate
+		} else {
+			i++
+		}
+	}
+	return b.String()
 }

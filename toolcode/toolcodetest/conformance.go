@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,20 @@ type Programs struct {
 	Secret string
 	// Wait awaits a util:gate call (that never passes) and returns.
 	Wait string
+	// Cases are programs with the outcome each must have, run as they
+	// are: how a thrown value is shown, how the functions of the tools
+	// check their arguments, and what becomes of a value without JSON.
+	// [JavaScriptPrograms] has them for JavaScript; an engine of another
+	// language brings its own, or none.
+	Cases []Case
+	// ThrowSlowGetter throws, without catching it, an object whose
+	// getter loops forever.
+	ThrowSlowGetter string
+	// LogSlowGetter logs an object whose getter loops forever.
+	LogSlowGetter string
+	// ThrowHuge throws, without catching it, an object of 50000 members
+	// "k0": 0, "k1": 1, ...
+	ThrowHuge string
 }
 
 // JavaScriptPrograms are the suite's programs in JavaScript; TypeScript
@@ -112,6 +127,11 @@ return "no error";`,
 	UnknownTool: `await tools.nope.nothing({});`,
 	Secret:      `return await tools.util.echo({token: "s3cr3t-value", q: "x"});`,
 	Wait:        `await tools.util.gate({}); return "passed";`,
+	Cases:       javaScriptCases,
+
+	ThrowSlowGetter: `throw {get a() { for (;;) {} }};`,
+	LogSlowGetter:   `console.log({get a() { for (;;) {} }});`,
+	ThrowHuge:       `const o = {}; for (let i = 0; i < 50000; i++) o["k" + i] = i; throw o;`,
 }
 
 // Option adapts the suite to how an engine runs programs.
@@ -409,9 +429,75 @@ func RunEngineWithPrograms(t *testing.T, newEngine func() toolcode.Engine, p Pro
 		}
 	})
 
+	for _, tc := range p.Cases {
+		t.Run("Case/"+tc.Name, func(t *testing.T) {
+			res, err := run(t, tc.Code, toolcode.Limits{})
+			checkCase(t, tc, res, err)
+		})
+	}
+
+	// Showing a value never outlives the wall time, whatever its getters
+	// do, when the program throws it as when it logs it.
+	for name, code := range map[string]string{"Thrown/SlowGetter": p.ThrowSlowGetter, "Log/SlowGetter": p.LogSlowGetter} {
+		if code == "" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			wall := s.startup + 200*time.Millisecond
+			start := time.Now()
+			_, err := run(t, code, toolcode.Limits{WallTime: wall})
+			late := time.Since(start) - wall
+			require.Error(t, err)
+			assert.Equal(t, errors.Timeout, errors.CodeOf(err), err.Error())
+			assert.Less(t, late, time.Second, "stopped %v after the deadline", late)
+		})
+	}
+
+	if p.ThrowHuge != "" {
+		t.Run("Thrown/Huge", func(t *testing.T) {
+			_, err := run(t, p.ThrowHuge, toolcode.Limits{})
+			require.Error(t, err)
+			assert.Equal(t, errors.Execution, errors.CodeOf(err))
+			msg := err.Error()
+			assert.True(t, strings.HasPrefix(msg, `uncaught {"k0":0,"k1":1,"k2":2,`), msg)
+			assert.True(t, strings.HasSuffix(msg, "…"), "the cut is marked")
+			assert.Len(t, msg, len("uncaught ")+toolcode.MaxShownLength+len("…"), "cut to MaxShownLength")
+		})
+	}
+
 	t.Run("ValueIsJSON", func(t *testing.T) {
 		res, err := run(t, p.Return, toolcode.Limits{})
 		require.NoError(t, err)
 		assert.True(t, json.Valid(res.Value))
 	})
+}
+
+// checkCase checks the outcome of a [Case].
+func checkCase(t *testing.T, tc Case, res *toolcode.Result, err error) {
+	t.Helper()
+	if tc.Error == "" {
+		require.NoError(t, err)
+		assert.Equal(t, tc.Value, string(res.Value))
+		if tc.Logs != nil {
+			assert.Equal(t, tc.Logs, res.Logs)
+		}
+		return
+	}
+	require.Error(t, err)
+	assert.Equal(t, tc.ErrorCode, errors.CodeOf(err), err.Error())
+	var line string
+	var e *errors.Error
+	for chain := err; errors.As(chain, &e); chain = e.Err {
+		if l, ok := e.Meta["line"]; ok {
+			line = l
+			break
+		}
+	}
+	if tc.Line == 0 {
+		assert.Equal(t, tc.Error, err.Error())
+		assert.Empty(t, line, "the error names no line")
+		return
+	}
+	assert.True(t, strings.HasPrefix(err.Error(), tc.Error+" (line "+strconv.Itoa(tc.Line)+", column "), "%q does not start with %q at line %d", err.Error(), tc.Error, tc.Line)
+	assert.Equal(t, strconv.Itoa(tc.Line), line)
 }
