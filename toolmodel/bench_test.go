@@ -29,6 +29,19 @@ func BenchmarkValidateInput(b *testing.B) {
 			}
 		}
 	})
+	// A failing call builds the paths of the failing properties.
+	b.Run("invalid", func(b *testing.B) {
+		v := toolmodel.NewValidator()
+		bad := validIssueArgs()
+		bad["milestone"] = "three"
+		bad["metadata"] = map[string]any{"source": "fax", "estimate": -1.0}
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := v.ValidateInput(tool, bad); err == nil {
+				b.Fatal("invalid arguments accepted")
+			}
+		}
+	})
 }
 
 func BenchmarkDecodeTool(b *testing.B) {
@@ -49,5 +62,19 @@ func BenchmarkClone(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = tool.Clone()
+	}
+}
+
+func BenchmarkEqual(b *testing.B) {
+	tool, err := toolmodel.DecodeTool([]byte(fullToolJSON))
+	if err != nil {
+		b.Fatal(err)
+	}
+	other := tool.Clone()
+	b.ReportAllocs()
+	for b.Loop() {
+		if !tool.Equal(other) {
+			b.Fatal("a clone differs")
+		}
 	}
 }

@@ -29,6 +29,11 @@
 // each distinct schema once: validating against a known schema costs only
 // the validation itself.
 //
+// An error names each failing value by its path in the instance, a JSON
+// Pointer (RFC 6901): "/list/0/title: type: ...". A "~" in a property name
+// is written "~0" and a "/" is written "~1", so that "/a~1b" is the
+// property "a/b" and "/a/b" the property "b" of the property "a".
+//
 // # How to plug in your own
 //
 // Implement [SchemaValidator] (for another JSON Schema library, or to add

@@ -2,9 +2,12 @@ package toolmodel_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
@@ -40,6 +43,8 @@ func FuzzToolJSON(f *testing.F) {
 	f.Add([]byte(`{"name":"x","inputSchema":{"type":"object"}}`))
 	f.Add([]byte(`{"name":"x","inputSchema":{},"tags":["a"],"metadata":{"n":1e400}}`))
 	f.Add([]byte(`{"name":"x","inputSchema":{},"annotations":{"title":"t"},"_meta":{"k":[1,"2"]}}`))
+	// Numbers a float64 would round: the round trip must keep every digit.
+	f.Add([]byte(`{"name":"x","inputSchema":{},"_meta":{"id":9007199254740993},"metadata":{"n":[-9007199254740993,0.30000000000000001,1e-400]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tool, err := toolmodel.DecodeTool(data)
 		if err != nil {
@@ -84,6 +89,8 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte(`{"$id":"https://example.com/s","$defs":{"a":{"$id":"a.json","properties":{"x":{"$ref":"#"}}}},"properties":{"a":{"$ref":"a.json"}}}`), []byte(`{"a":{"x":{"x":1}}}`))
 	f.Add([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"$id":"#x","properties":{"p":{"$ref":"#x"}}}},"properties":{"q":{"$ref":"#x"}}}`), []byte(`{"q":{"p":{"p":2}}}`))
 	f.Add([]byte(`{"$dynamicAnchor":"n","properties":{"c":{"$dynamicRef":"#n"}},"type":"object"}`), []byte(`{"c":{"c":0}}`))
+	// Property names that must be escaped in the paths of errors.
+	f.Add([]byte(`{"properties":{"a/b":{"properties":{"~1":{"type":"string"}}}},"required":["~x"]}`), []byte(`{"a/b":{"~1":1}}`))
 	v := toolmodel.NewValidator(toolmodel.WithCacheSize(64))
 	f.Fuzz(func(t *testing.T, schema, instance []byte) {
 		if !json.Valid(schema) {
@@ -101,6 +108,64 @@ func FuzzValidate(f *testing.F) {
 	})
 }
 
+// FuzzValidationPath checks that the path an error gives for a property
+// is a JSON Pointer that reads back as the property's name, one reference
+// token per level, whatever characters the name holds.
+func FuzzValidationPath(f *testing.F) {
+	for _, seed := range []string{"a", "a/b", "~", "~0", "~1", "~01", "/", "//", "", "a: b", "é"} {
+		f.Add(seed)
+	}
+	v := toolmodel.NewValidator(toolmodel.WithCacheSize(64))
+	f.Fuzz(func(t *testing.T, name string) {
+		if !utf8.ValidString(name) {
+			return // JSON would replace the invalid bytes: another name
+		}
+		// The property is required inside a property of the same name.
+		schema, err := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{
+			name: map[string]any{"type": "object", "required": []string{name}},
+		}})
+		require.NoError(t, err)
+		err = v.Validate(json.RawMessage(schema), map[string]any{name: map[string]any{}})
+		require.ErrorIs(t, err, errors.ErrValidation)
+		var e *errors.Error
+		require.ErrorAs(t, err, &e)
+		path, ok := strings.CutSuffix(e.Err.Error(), ": required property is missing")
+		require.True(t, ok, "unexpected message %q", e.Err)
+		tokens := strings.Split(path, "/")
+		require.Len(t, tokens, 3, "path %q of %q", path, name)
+		assert.Empty(t, tokens[0], "path %q does not start with /", path)
+		for _, tok := range tokens[1:] {
+			got, ok := unescapeToken(tok)
+			require.True(t, ok, "path %q has an invalid escape", path)
+			assert.Equal(t, name, got, "path %q", path)
+		}
+	})
+}
+
+// unescapeToken decodes a JSON Pointer reference token as RFC 6901 says,
+// refusing a "~" that is not followed by "0" or "1".
+func unescapeToken(tok string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(tok); i++ {
+		if tok[i] != '~' {
+			b.WriteByte(tok[i])
+			continue
+		}
+		if i++; i == len(tok) {
+			return "", false
+		}
+		switch tok[i] {
+		case '0':
+			b.WriteByte('~')
+		case '1':
+			b.WriteByte('/')
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
 // FuzzToolYAML checks that YAML decoding never panics, and that a tool
 // decoded from YAML survives a YAML round trip and reads as the same tool
 // from its JSON form.
@@ -110,6 +175,7 @@ func FuzzToolYAML(f *testing.F) {
 	f.Add([]byte("name: x\ninputSchema: {maximum: 0x1F, minimum: -1_000, const: .inf}\n"))
 	f.Add([]byte("name: &n x\ntitle: *n\ninputSchema: {}\nannotations: {title: t, readOnlyHint: yes}\n_meta: {k: [1, \"2\", null, ~]}\n"))
 	f.Add([]byte("a: &a [x, x]\nb: [*a, *a]\n<<: {c: 1}\n"))
+	f.Add([]byte("name: x\ninputSchema: {}\nmetadata: {id: 9007199254740993, f: 0.30000000000000001}\n"))
 	if raw, err := json.Marshal(mustDecode(f, fullToolJSON)); err == nil {
 		f.Add(raw) // JSON is YAML
 	}

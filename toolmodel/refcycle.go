@@ -235,16 +235,6 @@ func (g *schemaGraph) setAnchor(base *jsonschema.Schema, name string, s *jsonsch
 	}
 }
 
-// pointerSuffix returns the JSON Pointer segments segs, escaped.
-func pointerSuffix(segs ...string) string {
-	var b strings.Builder
-	for _, s := range segs {
-		b.WriteByte('/')
-		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1"))
-	}
-	return b.String()
-}
-
 // link computes the edges of s.
 func (g *schemaGraph) link(s *jsonschema.Schema) error {
 	info := g.info[s]
@@ -341,10 +331,6 @@ func (g *schemaGraph) resolve(s *jsonschema.Schema, ref string) (*jsonschema.Sch
 		}
 	}
 	return cur, "", nil
-}
-
-func unescapePointer(seg string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
 }
 
 // schemaFieldNamed returns the subschema field of s with the JSON name
@@ -478,7 +464,7 @@ func depthAtMost(v reflect.Value, limit int) (string, bool) {
 		it := v.MapRange()
 		for it.Next() {
 			if p, ok := depthAtMost(it.Value(), limit-1); !ok {
-				return "/" + fmtKey(it.Key()) + p, false
+				return "/" + pointerToken(fmtKey(it.Key())) + p, false
 			}
 		}
 		return "", true

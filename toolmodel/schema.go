@@ -57,6 +57,10 @@ const DefaultCacheSize = 4096
 // refused with [errors.InvalidArgument], an instance nested too deeply for
 // its schema with [errors.Validation]).
 //
+// Its errors name each failing value by its JSON Pointer in the instance
+// ("/child/n", "/a~1b" for the property "a/b"; see the package
+// documentation).
+//
 // Each distinct schema is compiled once and kept in a bounded cache, so
 // validating against a schema seen before costs only the validation. The
 // cache is keyed by content for raw JSON schemas (what [Tool] decoding
@@ -349,8 +353,8 @@ func (c *compiled) describe(instance any, err error) string {
 	return err.Error()
 }
 
-// problems lists what is wrong with the properties of instance, at path,
-// against s, a subschema of the compiled schema. It checks each declared
+// problems lists what is wrong with the properties of instance, at path
+// (a JSON Pointer, each step escaped with pointerToken), against s, a subschema of the compiled schema. It checks each declared
 // property on its own against its subschema, resolved within the whole
 // schema (so that "#" still means the root), and goes down into a failing
 // property for a more precise path. Validation has already checked that
@@ -373,7 +377,7 @@ func (c *compiled) propertyProblems(s *jsonschema.Schema, path string, obj map[s
 	var problems []string
 	for _, name := range s.Required {
 		if _, ok := obj[name]; !ok {
-			problems = append(problems, fmt.Sprintf("%s/%s: required property is missing", path, name))
+			problems = append(problems, fmt.Sprintf("%s/%s: required property is missing", path, pointerToken(name)))
 		}
 	}
 	names := make([]string, 0, len(obj))
@@ -385,11 +389,11 @@ func (c *compiled) propertyProblems(s *jsonschema.Schema, path string, obj map[s
 		sub, declared := s.Properties[name]
 		if !declared {
 			if isFalse(s.AdditionalProperties) {
-				problems = append(problems, fmt.Sprintf("%s/%s: property is not allowed", path, name))
+				problems = append(problems, fmt.Sprintf("%s/%s: property is not allowed", path, pointerToken(name)))
 			}
 			continue
 		}
-		problems = append(problems, c.check(sub, path+"/"+name, obj[name])...)
+		problems = append(problems, c.check(sub, path+"/"+pointerToken(name), obj[name])...)
 	}
 	return problems
 }

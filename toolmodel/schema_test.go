@@ -344,3 +344,77 @@ func TestSchemasThatWouldOverflow(t *testing.T) {
 		assert.NoError(t, v.Validate(json.RawMessage(`{"type":"object"}`), deep))
 	})
 }
+
+// TestErrorPathsEscapePropertyNames checks that the path of a failing
+// value is a JSON Pointer: a "/" or "~" in a property name is escaped, so
+// that "/a~1b" names the property "a/b" and never a property "b" inside
+// "a".
+func TestErrorPathsEscapePropertyNames(t *testing.T) {
+	tests := []struct {
+		name     string
+		schema   string
+		instance any
+		want     string
+	}{
+		{
+			name:     "slash in a property",
+			schema:   `{"type":"object","properties":{"a/b":{"type":"string"}}}`,
+			instance: map[string]any{"a/b": 1.0},
+			want:     "/a~1b: type",
+		},
+		{
+			name:     "tilde in a property",
+			schema:   `{"type":"object","properties":{"~x":{"type":"string"}}}`,
+			instance: map[string]any{"~x": 1.0},
+			want:     "/~0x: type",
+		},
+		{
+			name:     "an escape written literally",
+			schema:   `{"type":"object","properties":{"~1":{"type":"string"}}}`,
+			instance: map[string]any{"~1": 1.0},
+			want:     "/~01: type",
+		},
+		{
+			name:     "missing required property",
+			schema:   `{"type":"object","required":["a/b"]}`,
+			instance: map[string]any{},
+			want:     "/a~1b: required property is missing",
+		},
+		{
+			name:     "property not allowed",
+			schema:   `{"type":"object","properties":{"x":{}},"additionalProperties":false}`,
+			instance: map[string]any{"c/~d": 1.0},
+			want:     "/c~1~0d: property is not allowed",
+		},
+		{
+			name:     "nested, and in items",
+			schema:   `{"type":"object","properties":{"a/b":{"type":"object","properties":{"~":{"type":"array","items":{"type":"string"}}}}}}`,
+			instance: map[string]any{"a/b": map[string]any{"~": []any{"ok", 1.0}}},
+			want:     "/a~1b/~0/1: type",
+		},
+		{
+			name:     "empty property name",
+			schema:   `{"type":"object","properties":{"":{"type":"string"}}}`,
+			instance: map[string]any{"": 1.0},
+			want:     "/: type",
+		},
+	}
+	v := toolmodel.NewValidator()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := v.Validate(json.RawMessage(tt.schema), tt.instance)
+			require.ErrorIs(t, err, errors.ErrValidation)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+
+	t.Run("value nested too deeply", func(t *testing.T) {
+		var deep any = map[string]any{}
+		for range 1000 {
+			deep = map[string]any{"a/b": deep}
+		}
+		err := v.Validate(json.RawMessage(`{"type":"object","additionalProperties":{"allOf":[{"$ref":"#"}]}}`), deep)
+		require.ErrorIs(t, err, errors.ErrValidation)
+		assert.Contains(t, err.Error(), "/a~1b/a~1b/")
+	})
+}

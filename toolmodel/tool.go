@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,7 +30,10 @@ const MaxNameLen = 128
 //
 // When a Tool is decoded from JSON, its input and output schemas are kept as
 // compact [json.RawMessage] values: no number loses precision, and
-// validators cache them by content cheaply. Code that builds tools may set
+// validators cache them by content cheaply. In Meta and Metadata, a number
+// is a float64, as encoding/json decodes it, unless a float64 would round
+// it (an integer beyond 2^53, say): that one is a [json.Number], so that it
+// encodes again as written. Code that builds tools may set
 // the schemas to any value that marshals to a JSON Schema (a
 // *jsonschema.Schema, a map[string]any, ...); use [DecodeSchema] to read a
 // schema whatever its form.
@@ -184,7 +186,9 @@ func normalizeTag(tag string) string {
 }
 
 // UnmarshalJSON decodes an MCP tool object with metatools' extension
-// fields, keeping the schemas as compact [json.RawMessage].
+// fields, keeping the schemas as compact [json.RawMessage]. Numbers in
+// "_meta" and "metadata" are float64 where a float64 holds them exactly
+// and [json.Number] otherwise, so that none is rounded.
 func (t *Tool) UnmarshalJSON(data []byte) error {
 	type plain Tool // the same fields without this method
 	var aux struct {
@@ -192,13 +196,25 @@ func (t *Tool) UnmarshalJSON(data []byte) error {
 		// These shadow mcp.Tool's fields, which decode to map[string]any.
 		InputSchema  json.RawMessage `json:"inputSchema"`
 		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+		// And these the maps whose numbers would be rounded to float64.
+		Meta     json.RawMessage `json:"_meta,omitempty"`
+		Metadata json.RawMessage `json:"metadata,omitempty"`
 	}
 	if err := json.Unmarshal(data, &aux); err != nil {
 		return err
 	}
+	meta, err := decodeJSONObject(aux.Meta)
+	if err != nil {
+		return fmt.Errorf("_meta: %w", err)
+	}
+	metadata, err := decodeJSONObject(aux.Metadata)
+	if err != nil {
+		return fmt.Errorf("metadata: %w", err)
+	}
 	*t = Tool(aux.plain)
 	t.InputSchema = compactSchema(aux.InputSchema)
 	t.OutputSchema = compactSchema(aux.OutputSchema)
+	t.Meta, t.Metadata = meta, metadata
 	return nil
 }
 
@@ -336,8 +352,8 @@ func (t Tool) Equal(u Tool) bool {
 }
 
 // canonicalJSON returns v's JSON with object keys sorted at every level
-// and numbers in one form (1.0 and 1 are the same number), except those
-// beyond float64's range, which are compared as written.
+// and numbers in one form (1.0 and 1 are the same number; so are 1e700
+// and 10e699), with every digit of those a float64 would round.
 func canonicalJSON(v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
@@ -352,14 +368,12 @@ func canonicalJSON(v any) ([]byte, error) {
 	return json.Marshal(normalizeNumbers(generic))
 }
 
-// normalizeNumbers replaces the numbers of a decoded JSON value by their
-// float64 value where it is finite.
+// normalizeNumbers replaces, in place, the numbers of a value decoded
+// with UseNumber by their canonical form (see canonicalNumber).
 func normalizeNumbers(v any) any {
 	switch x := v.(type) {
 	case json.Number:
-		if f, err := strconv.ParseFloat(string(x), 64); err == nil {
-			return f
-		}
+		return canonicalNumber(x)
 	case map[string]any:
 		for k, e := range x {
 			x[k] = normalizeNumbers(e)

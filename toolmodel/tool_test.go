@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
@@ -206,4 +207,90 @@ func TestEqualComparesNumbersByValue(t *testing.T) {
 	c, err := toolmodel.DecodeTool([]byte(`{"name":"x","inputSchema":{"huge":2e700,"type":"object","maxProperties":1}}`))
 	require.NoError(t, err)
 	assert.False(t, a.Equal(c), "numbers beyond float64 are compared as written")
+}
+
+// TestMetadataNumbersKeepEveryDigit checks that numbers in _meta and
+// metadata that a float64 would round survive decoding, encoding, YAML,
+// Clone and Equal, while those a float64 holds exactly stay float64.
+func TestMetadataNumbersKeepEveryDigit(t *testing.T) {
+	tests := []struct {
+		name, number string
+		want         any  // the decoded value
+		yamlString   bool // YAML resolves the plain scalar as a string
+	}{
+		{name: "small integer", number: "3", want: 3.0},
+		{name: "fraction", number: "1.5", want: 1.5},
+		{name: "exponent", number: "1e3", want: 1000.0},
+		{name: "largest exact integer", number: "9007199254740992", want: 9007199254740992.0},
+		{name: "2^53 + 1", number: "9007199254740993", want: json.Number("9007199254740993")},
+		{name: "negative 2^53 + 1", number: "-9007199254740993", want: json.Number("-9007199254740993")},
+		{name: "beyond uint64", number: "123456789012345678901234567890", want: json.Number("123456789012345678901234567890")},
+		{name: "more digits than a float64", number: "0.30000000000000001", want: json.Number("0.30000000000000001")},
+		{name: "beyond float64's range", number: "1e400", want: json.Number("1e400"), yamlString: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := `{"name":"x","inputSchema":{},"_meta":{"n":` + tt.number + `},"metadata":{"n":` + tt.number +
+				`,"list":[` + tt.number + `],"nested":{"n":` + tt.number + `}}}`
+			tool, err := toolmodel.DecodeTool([]byte(doc))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, tool.Meta["n"])
+			assert.Equal(t, tt.want, tool.Metadata["n"])
+			assert.Equal(t, []any{tt.want}, tool.Metadata["list"])
+			assert.Equal(t, map[string]any{"n": tt.want}, tool.Metadata["nested"])
+
+			encoded, err := json.Marshal(tool)
+			require.NoError(t, err)
+			if _, rounded := tt.want.(json.Number); rounded {
+				assert.Equal(t, 4, strings.Count(string(encoded), tt.number), "every occurrence written as it was read: %s", encoded)
+			}
+			again, err := toolmodel.DecodeTool(encoded)
+			require.NoError(t, err)
+			assert.Equal(t, tool, again)
+
+			if !tt.yamlString {
+				var fromYAML toolmodel.Tool
+				require.NoError(t, yaml.Unmarshal([]byte(doc), &fromYAML))
+				assert.Equal(t, tool, fromYAML)
+			}
+			out, err := yaml.Marshal(tool)
+			require.NoError(t, err)
+			var backFromYAML toolmodel.Tool
+			require.NoError(t, yaml.Unmarshal(out, &backFromYAML))
+			assert.Equal(t, tool, backFromYAML, "%s", out)
+
+			assert.Equal(t, tool, tool.Clone())
+		})
+	}
+}
+
+// TestEqualSeesEveryDigit checks that Equal tells apart numbers a float64
+// cannot, and still treats spellings of one number alike.
+func TestEqualSeesEveryDigit(t *testing.T) {
+	decode := func(doc string) toolmodel.Tool {
+		t.Helper()
+		tool, err := toolmodel.DecodeTool([]byte(doc))
+		require.NoError(t, err)
+		return tool
+	}
+	tests := []struct {
+		name  string
+		a, b  string
+		equal bool
+	}{
+		{"integers beyond 2^53 in a schema", `{"const":9007199254740993}`, `{"const":9007199254740992}`, false},
+		{"integers beyond 2^53 in metadata", `{},"metadata":{"n":9007199254740993}`, `{},"metadata":{"n":9007199254740992}`, false},
+		{"long fractions", `{"const":0.30000000000000001}`, `{"const":0.3}`, false},
+		{"one large integer spelled twice", `{"const":9007199254740993}`, `{"const":9007199254740993.0}`, true},
+		{"one huge number spelled twice", `{"const":1e700}`, `{"const":10e699}`, true},
+		{"one small number spelled twice", `{"const":1}`, `{"const":1.0e0}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := decode(`{"name":"x","inputSchema":` + tt.a + `}`)
+			b := decode(`{"name":"x","inputSchema":` + tt.b + `}`)
+			assert.Equal(t, tt.equal, a.Equal(b))
+			assert.Equal(t, tt.equal, b.Equal(a))
+		})
+	}
 }
