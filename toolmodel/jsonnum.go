@@ -34,7 +34,7 @@ func decodeJSONObject(raw json.RawMessage) (map[string]any, error) {
 		return nil, err
 	}
 	for k, v := range m {
-		m[k] = floatWhereExact(v)
+		m[k] = replaceNumbers(v, floatWhereExact)
 	}
 	return m, nil
 }
@@ -63,24 +63,30 @@ func mayRound(raw []byte) bool {
 	return false
 }
 
-// floatWhereExact replaces, in place, the json.Number values of a value
-// decoded with UseNumber by their float64 where that is exact.
-func floatWhereExact(v any) any {
+// replaceNumbers replaces, in place, each json.Number of a value decoded
+// with UseNumber by what f makes of it, and returns the value.
+func replaceNumbers(v any, f func(json.Number) any) any {
 	switch x := v.(type) {
 	case json.Number:
-		if f, ok := exactFloat(x); ok {
-			return f
-		}
+		return f(x)
 	case map[string]any:
 		for k, e := range x {
-			x[k] = floatWhereExact(e)
+			x[k] = replaceNumbers(e, f)
 		}
 	case []any:
 		for i, e := range x {
-			x[i] = floatWhereExact(e)
+			x[i] = replaceNumbers(e, f)
 		}
 	}
 	return v
+}
+
+// floatWhereExact is n as a float64 where that is exact, else n.
+func floatWhereExact(n json.Number) any {
+	if f, ok := exactFloat(n); ok {
+		return f
+	}
+	return n
 }
 
 // exactFloat returns n as a float64 and whether that float64 encodes back

@@ -365,23 +365,5 @@ func canonicalJSON(v any) ([]byte, error) {
 	if err := dec.Decode(&generic); err != nil {
 		return nil, err
 	}
-	return json.Marshal(normalizeNumbers(generic))
-}
-
-// normalizeNumbers replaces, in place, the numbers of a value decoded
-// with UseNumber by their canonical form (see canonicalNumber).
-func normalizeNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		return canonicalNumber(x)
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalizeNumbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = normalizeNumbers(e)
-		}
-	}
-	return v
+	return json.Marshal(replaceNumbers(generic, canonicalNumber))
 }
