@@ -193,9 +193,9 @@ type callState struct {
 	// arguments as shownArgs.
 	started   bool
 	shownArgs string
-	// executed reports that the executor was called, attempts times;
-	// executeErr is the error the execution ended with.
-	executed   bool
+	// attempts is how many times the executor was called, 0 when the
+	// call was never executed; executeErr is the error the execution
+	// ended with.
 	attempts   int
 	executeErr error
 }
@@ -217,7 +217,7 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 	// For a batch's retry rounds: a call may run again when it failed
 	// before its execution, or as the rule allows.
 	if cfg.repeatable != nil {
-		defer func() { *cfg.repeatable = !c.executed || SafeToRepeat(c.call, c.executeErr) }()
+		defer func() { *cfg.repeatable = c.attempts == 0 || SafeToRepeat(c.call, c.executeErr) }()
 	}
 
 	result, err := r.pipeline(ctx, &c, args, cfg)
@@ -500,8 +500,8 @@ func (r *Runner) resolve(ctx context.Context, id string) (toolmodel.Tool, []tool
 func isNotFound(err error) bool { return err != nil && errors.CodeOf(err) == errors.NotFound }
 
 // execute runs the call on its executor, retrying as the policy says
-// when the rule of [SafeToRepeat] allows it, and records in c whether it
-// was executed and how many times.
+// when the rule of [SafeToRepeat] allows it, and records in c how many
+// times it was executed.
 func (r *Runner) execute(ctx context.Context, c *callState) (Output, error) {
 	call := c.call
 	executor, err := r.executors.Executor(call.Backend.Kind)
@@ -512,7 +512,6 @@ func (r *Runner) execute(ctx context.Context, c *callState) (Output, error) {
 		}
 		return Output{}, err
 	}
-	c.executed = true
 	for attempt := 1; ; attempt++ {
 		c.attempts = attempt
 		out, err := r.executeOnce(ctx, executor, call)
