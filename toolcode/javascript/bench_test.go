@@ -32,6 +32,17 @@ return s;`}
 			require.Equal(b, "55", string(res.Value))
 		}
 	})
+	// One call: the cost of starting an execution, and of its first
+	// call, against BenchmarkDirect's one call per ten.
+	b.Run("calls=1", func(b *testing.B) {
+		p := toolcode.ExecuteParams{Code: `return (await tools.math.add({a: 1, b: 1})).sum;`}
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := x.Execute(ctx, p)
+			require.NoError(b, err)
+			require.Equal(b, "2", string(res.Value))
+		}
+	})
 	// The same program, different each time (a comment changes), so that
 	// the engine parses and compiles it at every execution instead of
 	// taking it from its cache.
