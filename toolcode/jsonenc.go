@@ -136,12 +136,22 @@ func appendString(dst []byte, s string) ([]byte, bool) {
 	return append(dst, '"'), true
 }
 
+// maxExactInteger is the largest whole number up to which every whole
+// number is a float64: 2^53.
+const maxExactInteger = 1 << 53
+
 // appendFloat writes a float64 as encoding/json does: like ES6's
 // Number.prototype.toString, in 'f' form unless the exponent is small or
 // large, with the exponent's leading zero dropped.
 func appendFloat(dst []byte, f float64) ([]byte, bool) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return dst, false
+	}
+	if f == math.Trunc(f) && math.Abs(f) <= maxExactInteger && (f != 0 || !math.Signbit(f)) {
+		// A whole number, the commonest in tools' arguments and results:
+		// its 'f' form is its digits, which AppendInt writes several
+		// times faster than the shortest-form search of AppendFloat.
+		return strconv.AppendInt(dst, int64(f), 10), true
 	}
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
