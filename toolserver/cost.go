@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
@@ -54,8 +55,16 @@ func (c Cost) plus(d Cost) Cost { return Cost{Bytes: c.Bytes + d.Bytes, Tokens: 
 // MeasureContextCost measures the [ContextCost] of a catalogue of tools
 // through real MCP sessions: a server exposing every tool directly for the
 // classic listing, and a server of meta-tools answering a search for query
-// (limit results) and describing the best result. The tools are not run.
+// (limit results, 1 to toolindex.MaxPageSize) and describing the best
+// result. The tools are not run. An empty catalogue, or a limit out of
+// range, is an [errors.InvalidArgument] error.
 func MeasureContextCost(ctx context.Context, tools []toolmodel.Tool, query string, limit int) (ContextCost, error) {
+	if len(tools) == 0 {
+		return ContextCost{}, errors.Errorf(errors.InvalidArgument, "no tools to measure")
+	}
+	if limit < 1 || limit > toolindex.MaxPageSize {
+		return ContextCost{}, errors.Errorf(errors.InvalidArgument, "the search limit must be 1 to %d, not %d", toolindex.MaxPageSize, limit)
+	}
 	idx := toolindex.New()
 	regs := make([]toolindex.Registration, len(tools))
 	for i, t := range tools {
@@ -106,6 +115,9 @@ func MeasureContextCost(ctx context.Context, tools []toolmodel.Tool, query strin
 	if err != nil {
 		return out, err
 	}
+	if search.IsError {
+		return out, resultError(search)
+	}
 	if out.Search, err = costOf(search); err != nil {
 		return out, err
 	}
@@ -126,6 +138,17 @@ func MeasureContextCost(ctx context.Context, tools []toolmodel.Tool, query strin
 		out.Ratio = float64(out.Meta.Bytes) / float64(out.Classic.Bytes)
 	}
 	return out, nil
+}
+
+// resultError is the error a meta-tool's error result carries in its
+// _meta (see toolError).
+func resultError(res *mcp.CallToolResult) error {
+	var w errors.WireError
+	raw, err := json.Marshal(res.Meta[MetaErrorKey])
+	if err != nil || json.Unmarshal(raw, &w) != nil || w.Message == "" {
+		return errors.Errorf(errors.Internal, "a meta-tool failed without saying why")
+	}
+	return errors.FromWire(&w)
 }
 
 func isMetaTool(name string) bool {

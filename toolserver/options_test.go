@@ -81,4 +81,13 @@ func TestMeasureContextCost(t *testing.T) {
 
 	_, err = toolserver.MeasureContextCost(context.Background(), tools, "zzzz qqqq", 5)
 	require.ErrorContains(t, err, `search for "zzzz qqqq" found no tool`)
+
+	for _, limit := range []int{0, -1, 101} {
+		_, err = toolserver.MeasureContextCost(context.Background(), tools, "record", limit)
+		require.ErrorContains(t, err, fmt.Sprintf("the search limit must be 1 to 100, not %d", limit))
+		assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
+	}
+	_, err = toolserver.MeasureContextCost(context.Background(), nil, "record", 5)
+	require.ErrorContains(t, err, "no tools to measure")
+	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
 }

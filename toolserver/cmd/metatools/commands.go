@@ -500,6 +500,19 @@ func (e *env) runTool(ctx context.Context, args []string) error {
 		}
 	}
 	res, err := cat.Runner.Run(ctx, rest[0], arguments, opts)
+	if err != nil && c.json {
+		// A call that failed before the tool answered (an unknown tool,
+		// invalid arguments, a policy, the timeout) is reported in the
+		// same JSON as a tool's failure, and nothing goes to stderr.
+		shown := runOutput{ID: rest[0], Error: &runError{Code: errors.CodeOf(err), Message: err.Error()}}
+		if res != nil {
+			shown.Backend, shown.DurationMs = res.Backend.Identity(), res.Duration.Milliseconds()
+		}
+		if err := e.printJSON(shown); err != nil {
+			return err
+		}
+		return reportedError{exitFailure}
+	}
 	if err != nil {
 		return s.unknownTool(ctx, rest[0], err)
 	}
@@ -781,11 +794,14 @@ func (e *env) stats(ctx context.Context, args []string) error {
 	c.register(fs)
 	toolsFile := fs.String("tools", "", "catalogue as a JSON Lines `file` of tools (default: the configured catalogue)")
 	query := fs.String("query", "search the web", "the search_tools query to measure")
-	limit := fs.Int("limit", 5, "search_tools results")
+	limit := fs.Int("limit", 5, "search_tools results (1 to 100)")
 	if rest, err := parse(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
 		return usagef("stats takes no arguments, got %q", rest)
+	}
+	if *limit < 1 || *limit > toolindex.MaxPageSize {
+		return usagef("--limit must be 1 to %d, got %d", toolindex.MaxPageSize, *limit)
 	}
 	var tools []toolmodel.Tool
 	if *toolsFile != "" {

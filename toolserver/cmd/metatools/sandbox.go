@@ -88,7 +88,7 @@ func codeEngines(cm config.CodeMode, profile string, sp spares) ([]toolcode.Engi
 func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares) (toolruntime.Backend, error) {
 	switch p {
 	case toolruntime.Standard:
-		runner, err := locate(sb.Runner, runnerName)
+		runner, err := locate(sb.Runner, runnerName, "runner", "runner")
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +101,7 @@ func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares)
 		}
 		return process.New(runner, opts...)
 	case toolruntime.Hardened:
-		module, err := locate(sb.WasmModule, runnerName+".wasm")
+		module, err := locate(sb.WasmModule, runnerName+".wasm", "wasmModule", "runner-wasm")
 		if err != nil {
 			return nil, err
 		}
@@ -118,12 +118,13 @@ func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares)
 	}
 }
 
-// locate returns the file configured, or else name next to the metatools
-// executable, or else name on the PATH.
-func locate(configured, name string) (string, error) {
+// locate returns the file configured as codeMode.sandbox.<setting>, or
+// else name next to the metatools executable, or else name on the PATH;
+// the error says how to get one (make target).
+func locate(configured, name, setting, target string) (string, error) {
 	if configured != "" {
 		if _, err := os.Stat(configured); err != nil {
-			return "", err
+			return "", fmt.Errorf("codeMode.sandbox.%s: %w", setting, err)
 		}
 		return configured, nil
 	}
@@ -136,5 +137,5 @@ func locate(configured, name string) (string, error) {
 	if path, err := exec.LookPath(name); err == nil {
 		return path, nil
 	}
-	return "", fmt.Errorf("%s is neither next to the metatools executable nor on the PATH: build it with `make runner`, or set codeMode.sandbox", name)
+	return "", fmt.Errorf("%s is neither next to the metatools executable nor on the PATH: build it with `make %s`, or set codeMode.sandbox.%s", name, target, setting)
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/errors"
 )
 
 // everyCommand is every command and subcommand of metatools, and whether
@@ -210,5 +212,43 @@ func TestParse(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, tt.set, *s)
 		})
+	}
+}
+
+// TestRunJSONReportsFailuresBeforeTheTool shows that `run --json` prints
+// its JSON, with the error, also for a call that fails before the tool
+// answers, and nothing on stderr.
+func TestRunJSONReportsFailuresBeforeTheTool(t *testing.T) {
+	tests := []struct {
+		name, id, args string
+		code           errors.Code
+		message        string
+	}{
+		{"unknown tool", "math:nosuch", `{}`, errors.NotFound, "math:nosuch"},
+		{"invalid arguments", "math:eval", `{}`, errors.Validation, "expression"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, "", "run", "--json", tt.id, tt.args)
+			assert.Equal(t, exitFailure, code)
+			assert.Empty(t, stderr, "the error is in the JSON")
+			var out runOutput
+			require.NoError(t, json.Unmarshal([]byte(stdout), &out), stdout)
+			assert.Equal(t, tt.id, out.ID)
+			require.NotNil(t, out.Error, stdout)
+			assert.Equal(t, tt.code, out.Error.Code)
+			assert.Contains(t, out.Error.Message, tt.message)
+		})
+	}
+}
+
+// TestStatsRefusesALimitOutOfRange shows that stats checks --limit
+// before it measures anything, as search does.
+func TestStatsRefusesALimitOutOfRange(t *testing.T) {
+	for _, limit := range []string{"0", "-3", "101"} {
+		code, stdout, stderr := cli(t, "", "stats", "--limit", limit)
+		assert.Equal(t, exitUsage, code, limit)
+		assert.Empty(t, stdout, limit)
+		assert.Contains(t, stderr, "--limit must be 1 to 100, got "+limit)
 	}
 }
