@@ -350,7 +350,7 @@ func (c *compiled) describe(instance any, err error) string {
 	}
 	// The failure is not tied to one property (allOf, minProperties, a
 	// reference...): the validator's message says it best.
-	return err.Error()
+	return readable(err.Error())
 }
 
 // problems lists what is wrong with the properties of instance, at path
@@ -426,7 +426,7 @@ func (c *compiled) check(sub *jsonschema.Schema, path string, value any) []strin
 	if deeper := c.problems(sub, path, value); len(deeper) > 0 {
 		return deeper
 	}
-	return []string{fmt.Sprintf("%s: %s", path, innermost(err))}
+	return []string{fmt.Sprintf("%s: %s", path, readable(innermost(err)))}
 }
 
 // probeID is the $id given to a copy of a schema without one, so that the

@@ -3,10 +3,12 @@ package toolmodel_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -86,6 +88,31 @@ func TestValidateInput(t *testing.T) {
 	err = v.ValidateInput(tool, json.RawMessage(`{"owner":`))
 	require.ErrorIs(t, err, errors.ErrValidation)
 	assert.Contains(t, err.Error(), "instance is not JSON")
+}
+
+// TestValidationMessagesStayShort shows that a message names a value
+// that failed without repeating all of it, and writes the bounds of
+// numbers as decimals.
+func TestValidationMessagesStayShort(t *testing.T) {
+	v := toolmodel.NewValidator()
+	tool := &toolmodel.Tool{Tool: mcp.Tool{Name: "eval", InputSchema: map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"expression": map[string]any{"type": "string", "maxLength": 4096},
+			"limit":      map[string]any{"type": "integer", "minimum": 0, "maximum": 100},
+			"step":       map[string]any{"type": "number", "multipleOf": 0.25},
+		},
+	}}}
+	err := v.ValidateInput(tool, map[string]any{"expression": strings.Repeat("(", 200000), "limit": -1.0, "step": 0.3})
+	require.ErrorIs(t, err, errors.ErrValidation)
+	assert.Less(t, len(err.Error()), 400, err.Error())
+	assert.Contains(t, err.Error(), `/expression: maxLength: "((((`)
+	assert.Contains(t, err.Error(), `…" contains 200000 Unicode code points, more than 4096`)
+	assert.Contains(t, err.Error(), "/limit: minimum: -1 is less than 0")
+	assert.Contains(t, err.Error(), "/step: multipleOf: 0.3 is not a multiple of 0.25")
+
+	err = v.ValidateInput(tool, map[string]any{"limit": 101.0})
+	assert.ErrorContains(t, err, "/limit: maximum: 101 is greater than 100")
 }
 
 func TestValidateOutput(t *testing.T) {
