@@ -2,6 +2,7 @@ package toolruntime
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolcode"
@@ -38,7 +39,11 @@ func ParseProfile(s string) (SecurityProfile, error) {
 			return p, nil
 		}
 	}
-	return "", errors.Errorf(errors.InvalidArgument, "unknown security profile %q (profiles: %v)", s, Profiles())
+	names := make([]string, 0, len(Profiles()))
+	for _, p := range Profiles() {
+		names = append(names, string(p))
+	}
+	return "", errors.Errorf(errors.InvalidArgument, "unknown security profile %q (profiles: %s)", s, strings.Join(names, ", "))
 }
 
 // Requires returns the limits and isolation properties a backend must

@@ -80,6 +80,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -714,10 +715,8 @@ func (c *Config) problems() []Problem {
 	if h.DrainDelay != nil {
 		nonNegative(keyPath{"server", "http", "drainDelay"}, int64(*h.DrainDelay))
 	}
-	if h.Addr != "" {
-		if _, _, err := net.SplitHostPort(h.Addr); err != nil {
-			add(keyPath{"server", "http", "addr"}, "%q is not HOST:PORT or :PORT", h.Addr)
-		}
+	if err := CheckListenAddr(h.Addr); err != nil {
+		add(keyPath{"server", "http", "addr"}, "%v", err)
 	}
 	for i, t := range h.BearerTokens {
 		if strings.TrimSpace(t) == "" {
@@ -864,4 +863,22 @@ func NamespaceOf(namespace, name string) string {
 		return namespace
 	}
 	return name
+}
+
+// CheckListenAddr refuses an address to serve HTTP on that is not
+// HOST:PORT or :PORT, or whose port is a number past 65535; "" is no
+// address. A port that is not a number (a service name) is left to the
+// listener.
+func CheckListenAddr(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not HOST:PORT or :PORT", addr)
+	}
+	if n, err := strconv.ParseUint(port, 10, 64); err == nil && n > 65535 {
+		return fmt.Errorf("%q: port %d is past 65535", addr, n)
+	}
+	return nil
 }

@@ -203,6 +203,7 @@ func TestValidateChecks(t *testing.T) {
 		{"NUL in command", config.Config{MCPServers: []config.MCPServer{{Name: "a", Command: "x\x00y"}}},
 			"mcpServers[0]: command, args and dir must not contain NUL bytes"},
 		{"http address", config.Config{Server: config.Server{HTTP: config.HTTP{Addr: "8080"}}}, `server.http.addr: "8080" is not HOST:PORT or :PORT`},
+		{"http port", config.Config{Server: config.Server{HTTP: config.HTTP{Addr: ":99999"}}}, `server.http.addr: ":99999": port 99999 is past 65535`},
 		{"negative limit", config.Config{Limits: config.Limits{Retries: -1}}, "limits.retries: must not be negative"},
 		{"negative code limit", config.Config{CodeMode: config.CodeMode{Limits: config.CodeLimits{OutputBytes: -1}}},
 			"codeMode.limits.outputBytes: must not be negative"},

@@ -265,8 +265,8 @@ func TestExecProfiles(t *testing.T) {
 
 	// A profile that does not exist is a usage error naming the profiles.
 	code, _, stderr := cli(t, "", "exec", "--profile", "paranoid", "-")
-	assert.NotEqual(t, exitOK, code)
-	assert.Contains(t, stderr, `unknown security profile "paranoid" (profiles: [dev standard hardened])`)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `--profile: unknown security profile "paranoid" (profiles: dev, standard, hardened)`)
 }
 
 func TestExecCommand(t *testing.T) {

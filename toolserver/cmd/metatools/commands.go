@@ -335,6 +335,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if drainFlag != nil && *drainFlag < 0 {
 		return usagef("--drain-delay must not be negative, got %s", *drainFlag)
 	}
+	if err := config.CheckListenAddr(*addr); err != nil {
+		return usagef("--http: %v", err)
+	}
 	s, err := e.open(ctx, c, level, false)
 	if err != nil {
 		return err
@@ -429,6 +432,15 @@ func (e *env) search(ctx context.Context, args []string) error {
 	return nil
 }
 
+// checkToolID refuses, as a usage error, an argument that cannot be a
+// tool's ID ("math:", ":eval"), before the catalogue is loaded.
+func checkToolID(id string) error {
+	if _, _, err := toolmodel.ParseToolID(id); err != nil {
+		return usagef("%s", plainText(err))
+	}
+	return nil
+}
+
 func (e *env) describe(ctx context.Context, args []string) error {
 	fs := e.flags("describe")
 	var c common
@@ -440,6 +452,9 @@ func (e *env) describe(ctx context.Context, args []string) error {
 	}
 	if len(rest) != 1 {
 		return usagef("describe needs one tool ID")
+	}
+	if err := checkToolID(rest[0]); err != nil {
+		return err
 	}
 	level, err := tooldocs.ParseDetailLevel(*levelName)
 	if err != nil {
@@ -474,6 +489,9 @@ func (e *env) runTool(ctx context.Context, args []string) error {
 	}
 	if len(rest) < 1 || len(rest) > 2 {
 		return usagef("run needs a tool ID and, optionally, its arguments as JSON, @FILE or - (standard input)")
+	}
+	if err := checkToolID(rest[0]); err != nil {
+		return err
 	}
 	var arguments map[string]any
 	if len(rest) == 2 {
@@ -857,7 +875,7 @@ func readTools(path string) ([]toolmodel.Tool, error) {
 		}
 		t, err := toolmodel.DecodeTool(sc.Bytes())
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			return nil, usagef("%s:%d: %s", path, line, plainText(err))
 		}
 		tools = append(tools, t)
 	}

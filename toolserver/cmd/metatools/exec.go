@@ -13,6 +13,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolcode"
+	"github.com/metatools-go/metatools/toolruntime"
 	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/config"
 )
@@ -69,6 +70,11 @@ func (e *env) exec(ctx context.Context, args []string) error {
 	}
 	if *timeout < 0 {
 		return usagef("--timeout must not be negative")
+	}
+	if *profile != "" {
+		if _, err := toolruntime.ParseProfile(*profile); err != nil {
+			return usagef("--profile: %s", plainText(err))
+		}
 	}
 	var code []byte
 	if rest[0] == "-" {

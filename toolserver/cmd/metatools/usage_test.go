@@ -252,3 +252,31 @@ func TestStatsRefusesALimitOutOfRange(t *testing.T) {
 		assert.Contains(t, stderr, "--limit must be 1 to 100, got "+limit)
 	}
 }
+
+// TestCommandLineMistakesAreUsageErrors shows that an argument or flag
+// that cannot be right is refused before anything runs, with exit code 2
+// and the command's synopsis.
+func TestCommandLineMistakesAreUsageErrors(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "tools.jsonl")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"name": "ok", "inputSchema": {"type": "object"}}`+"\n"+`{"name": 5}`+"\n"), 0o600))
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"describe", "math:"}, `tool ID "math:": name: empty`},
+		{[]string{"run", ":eval", "{}"}, `tool ID ":eval": namespace: empty`},
+		{[]string{"exec", "--profile", "bogus", "-"}, `--profile: unknown security profile "bogus" (profiles: dev, standard, hardened)`},
+		{[]string{"serve", "--http", ":99999"}, `--http: ":99999": port 99999 is past 65535`},
+		{[]string{"serve", "--http", "8080"}, `--http: "8080" is not HOST:PORT or :PORT`},
+		{[]string{"stats", "--tools", bad}, bad + ":2: "},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := cli(t, "", tt.args...)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, tt.want)
+			assert.Contains(t, stderr, "Usage: metatools "+tt.args[0])
+		})
+	}
+}
