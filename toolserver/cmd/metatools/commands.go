@@ -627,11 +627,33 @@ func (e *env) readArguments(spec string) (map[string]any, error) {
 	if err != nil {
 		return nil, usagef("read arguments: %v", err)
 	}
-	var args map[string]any
-	if err := json.Unmarshal(data, &args); err != nil {
-		return nil, usagef("arguments must be a JSON object: %v", err)
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, usagef("the arguments are not JSON: %v", err)
 	}
-	return args, nil
+	switch args := v.(type) {
+	case map[string]any:
+		return args, nil
+	case nil:
+		return nil, nil
+	default:
+		return nil, usagef("the arguments must be a JSON object, not %s", jsonKind(v))
+	}
+}
+
+// jsonKind names the kind of a decoded JSON value, with its article.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "an object"
 }
 
 func (e *env) tools(ctx context.Context, args []string) error {

@@ -125,7 +125,8 @@ func TestRunFailures(t *testing.T) {
 		{"tool failure", []string{"run", "math:eval", `{"expression": "1/0"}`}, exitFailure, "division by zero"},
 		{"invalid arguments", []string{"run", "math:eval", `{"expr": "1"}`}, exitFailure, "math:eval: invalid arguments: /expression: required property is missing"},
 		{"unknown tool", []string{"run", "nope:nope"}, exitFailure, `no tool "nope:nope"`},
-		{"arguments not JSON", []string{"run", "math:eval", `{`}, exitUsage, "arguments must be a JSON object"},
+		{"arguments not JSON", []string{"run", "math:eval", `{`}, exitUsage, "the arguments are not JSON: unexpected end of JSON input"},
+		{"arguments not an object", []string{"run", "math:eval", `[1, 2]`}, exitUsage, "the arguments must be a JSON object, not an array"},
 		{"no tool", []string{"run"}, exitUsage, "run needs a tool ID"},
 		{"missing config", []string{"tools", "--config", "/nonexistent/metatools.yaml"}, exitUsage, "read config"},
 	}
