@@ -98,7 +98,7 @@ func cutQuoted(msg string) string {
 func cutQuotedText(s string) string {
 	end := 0
 	for i := 0; i < len(s); {
-		n := 1
+		var n int
 		if s[i] == '\\' && i+1 < len(s) {
 			switch s[i+1] {
 			case 'x':

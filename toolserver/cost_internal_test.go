@@ -22,7 +22,7 @@ func TestResultError(t *testing.T) {
 
 	got := resultError(&received)
 	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(got))
-	assert.EqualError(t, got, "limit: 101 is more than 100")
+	require.EqualError(t, got, "limit: 101 is more than 100")
 
 	got = resultError(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no meta"}}})
 	assert.Equal(t, errors.Internal, errors.CodeOf(got))
