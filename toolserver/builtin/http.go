@@ -143,8 +143,12 @@ func httpFetchTool(cfg *config) (Tool, error) {
 	}, f.fetch)
 }
 
+// FetchID is the ID of the tool that fetches URLs, which the catalogue
+// includes only when [WithHTTPAllowList] names hosts it may reach.
+const FetchID = "http:fetch"
+
 func (f *fetcher) fetch(ctx context.Context, in fetchInput) (fetchOutput, error) {
-	const id = "http:fetch"
+	const id = FetchID
 	method := in.Method
 	if method == "" {
 		method = http.MethodGet

@@ -11,6 +11,7 @@ import (
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolserver"
+	"github.com/metatools-go/metatools/toolserver/builtin"
 	"github.com/metatools-go/metatools/toolserver/catalog"
 	"github.com/metatools-go/metatools/toolserver/config"
 	"github.com/metatools-go/metatools/toolserver/internal/spell"
@@ -84,6 +85,9 @@ func (s *session) unknownTool(ctx context.Context, id string, err error) error {
 	}
 	// describe's own words point an agent to search_tools.
 	err = worded{err, fmt.Sprintf("no tool %q", id)}
+	if id == builtin.FetchID && !s.cfg.Builtin.Disabled && len(s.cfg.Builtin.HTTPAllow) == 0 {
+		return hintError{err, "it is served once builtin.httpAllow in the configuration names the hosts it may reach"}
+	}
 	if up, ok := s.failedUpstream(namespaceOf(id)); ok {
 		// The progress lines above gave the reason, once.
 		return hintError{err, fmt.Sprintf("upstream %q, whose namespace it names, failed to connect (see above)", up.Name)}

@@ -71,6 +71,8 @@ func TestUnknownToolHints(t *testing.T) {
 		{"a denied tool is not suggested", []string{"describe", "--config", deny, "math:evl"}, `no tool "math:evl"`, "math:eval"},
 		{"a denied tool is not suggested to run", []string{"run", "--config", deny, "math:evl"}, `no tool "math:evl"`, "math:eval"},
 		{"nor by name", []string{"describe", "--config", deny, "eval"}, `no tool "eval"`, "math:"},
+		{"the fetch tool without hosts", []string{"run", "http:fetch", `{"url": "https://example.com/"}`},
+			`metatools: no tool "http:fetch"; it is served once builtin.httpAllow in the configuration names the hosts it may reach [not_found]`, "search WORDS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
