@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -637,23 +638,8 @@ func (e *env) readArguments(spec string) (map[string]any, error) {
 	case nil:
 		return nil, nil
 	default:
-		return nil, usagef("the arguments must be a JSON object, not %s", jsonKind(v))
+		return nil, usagef("the arguments must be a JSON object {...}, not %.40q", bytes.TrimSpace(data))
 	}
-}
-
-// jsonKind names the kind of a decoded JSON value, with its article.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return "an object"
 }
 
 func (e *env) tools(ctx context.Context, args []string) error {

@@ -126,7 +126,7 @@ func TestRunFailures(t *testing.T) {
 		{"invalid arguments", []string{"run", "math:eval", `{"expr": "1"}`}, exitFailure, "math:eval: invalid arguments: /expression: required property is missing"},
 		{"unknown tool", []string{"run", "nope:nope"}, exitFailure, `no tool "nope:nope"`},
 		{"arguments not JSON", []string{"run", "math:eval", `{`}, exitUsage, "the arguments are not JSON: unexpected end of JSON input"},
-		{"arguments not an object", []string{"run", "math:eval", `[1, 2]`}, exitUsage, "the arguments must be a JSON object, not an array"},
+		{"arguments not an object", []string{"run", "math:eval", `[1, 2]`}, exitUsage, `the arguments must be a JSON object {...}, not "[1, 2]"`},
 		{"no tool", []string{"run"}, exitUsage, "run needs a tool ID"},
 		{"missing config", []string{"tools", "--config", "/nonexistent/metatools.yaml"}, exitUsage, "read config"},
 	}
