@@ -771,6 +771,11 @@ func (e *env) configValidate(args []string) error {
 	}
 	path := rest[0]
 	cfg, err := config.Load(path)
+	if err == nil {
+		if serr := checkSandboxFile(cfg.CodeMode); serr != nil {
+			err = fmt.Errorf("%s: %w", path, serr)
+		}
+	}
 	if *asJSON {
 		v := validation{File: path, Valid: err == nil}
 		if err != nil {

@@ -158,6 +158,39 @@ func TestConfigCommands(t *testing.T) {
 	assert.Contains(t, stderr, "bad.yaml:1: mcpServers[0]: needs a command")
 }
 
+// TestConfigValidateChecksTheSandboxFile shows that config validate
+// refuses, as serve does, a code mode that names a sandbox file missing
+// for its profile, and only then.
+func TestConfigValidateChecksTheSandboxFile(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	tests := []struct {
+		name, config, want string
+	}{
+		{"standard", "codeMode: {enabled: true, profile: standard, sandbox: {runner: " + missing + "}}\n", "codeMode.sandbox.runner: stat " + missing},
+		{"hardened", "codeMode: {enabled: true, profile: hardened, sandbox: {wasmModule: " + missing + "}}\n", "codeMode.sandbox.wasmModule: stat " + missing},
+		{"another profile's file", "codeMode: {enabled: true, profile: hardened, sandbox: {runner: " + missing + "}}\n", ""},
+		{"code mode off", "codeMode: {enabled: false, profile: standard, sandbox: {runner: " + missing + "}}\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeConfig(t, tt.config)
+			code, stdout, stderr := cli(t, "", "config", "validate", path)
+			if tt.want == "" {
+				assert.Equal(t, exitOK, code, stderr)
+				assert.Contains(t, stdout, "valid")
+				return
+			}
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, stderr, path+": "+tt.want)
+
+			code, stdout, _ = cli(t, "", "config", "validate", "--json", path)
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, stdout, `"valid": false`)
+			assert.Contains(t, stdout, tt.want)
+		})
+	}
+}
+
 func TestFailingUpstreamIsSkipped(t *testing.T) {
 	cfgPath := filepath.Join(t.TempDir(), "metatools.yaml")
 	require.NoError(t, os.WriteFile(cfgPath, []byte(`

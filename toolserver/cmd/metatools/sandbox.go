@@ -88,7 +88,7 @@ func codeEngines(cm config.CodeMode, profile string, sp spares) ([]toolcode.Engi
 func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares) (toolruntime.Backend, error) {
 	switch p {
 	case toolruntime.Standard:
-		runner, err := locate(sb.Runner, runnerName, "runner", "runner")
+		runner, err := sandboxFile(p, sb)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +101,7 @@ func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares)
 		}
 		return process.New(runner, opts...)
 	case toolruntime.Hardened:
-		module, err := locate(sb.WasmModule, runnerName+".wasm", "wasmModule", "runner-wasm")
+		module, err := sandboxFile(p, sb)
 		if err != nil {
 			return nil, err
 		}
@@ -116,6 +116,33 @@ func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares)
 		spare := javascript.WithSpareRuntimes(sp.runtimes)
 		return inprocess.New(javascript.New(spare), javascript.NewTypeScript(spare))
 	}
+}
+
+// sandboxFile locates the file profile p runs programs with: the runner
+// (standard) or the runner compiled to WebAssembly (hardened); "" for
+// dev.
+func sandboxFile(p toolruntime.SecurityProfile, sb config.Sandbox) (string, error) {
+	switch p {
+	case toolruntime.Standard:
+		return locate(sb.Runner, runnerName, "runner", "runner")
+	case toolruntime.Hardened:
+		return locate(sb.WasmModule, runnerName+".wasm", "wasmModule", "runner-wasm")
+	}
+	return "", nil
+}
+
+// checkSandboxFile refuses, as serve does at its start, a configuration
+// whose code mode names a file for its profile's sandbox that is not
+// there. A file it does not name is looked for on the machine when serve
+// starts, which is not the configuration's to answer for.
+func checkSandboxFile(cm config.CodeMode) error {
+	p := toolruntime.SecurityProfile(cm.Profile)
+	named := p == toolruntime.Standard && cm.Sandbox.Runner != "" || p == toolruntime.Hardened && cm.Sandbox.WasmModule != ""
+	if !cm.Enabled || !named {
+		return nil
+	}
+	_, err := sandboxFile(p, cm.Sandbox)
+	return err
 }
 
 // locate returns the file configured as codeMode.sandbox.<setting>, or
