@@ -86,9 +86,10 @@ func codeEngines(cm config.CodeMode, profile string, sp spares) ([]toolcode.Engi
 // sandboxBackend returns the backend of profile p, keeping sp sandboxes
 // ready.
 func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares) (toolruntime.Backend, error) {
+	file, _ := sandboxFileOf(p, sb)
 	switch p {
 	case toolruntime.Standard:
-		runner, err := sandboxFile(p, sb)
+		runner, err := file.locate()
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +102,7 @@ func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares)
 		}
 		return process.New(runner, opts...)
 	case toolruntime.Hardened:
-		module, err := sandboxFile(p, sb)
+		module, err := file.locate()
 		if err != nil {
 			return nil, err
 		}
@@ -118,17 +119,25 @@ func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares)
 	}
 }
 
-// sandboxFile locates the file profile p runs programs with: the runner
-// (standard) or the runner compiled to WebAssembly (hardened); "" for
-// dev.
-func sandboxFile(p toolruntime.SecurityProfile, sb config.Sandbox) (string, error) {
+// sandboxFile is where a profile that runs programs out of process finds
+// the file it runs them with: the path configured as
+// codeMode.sandbox.<setting>, else name next to the metatools executable
+// or on the PATH, which `make <target>` builds.
+type sandboxFile struct {
+	configured, name, setting, target string
+}
+
+// sandboxFileOf returns the sandbox file of profile p: the runner
+// (standard) or the runner compiled to WebAssembly (hardened); ok is
+// false for dev, which runs programs in process.
+func sandboxFileOf(p toolruntime.SecurityProfile, sb config.Sandbox) (f sandboxFile, ok bool) {
 	switch p {
 	case toolruntime.Standard:
-		return locate(sb.Runner, runnerName, "runner", "runner")
+		return sandboxFile{sb.Runner, runnerName, "runner", "runner"}, true
 	case toolruntime.Hardened:
-		return locate(sb.WasmModule, runnerName+".wasm", "wasmModule", "runner-wasm")
+		return sandboxFile{sb.WasmModule, runnerName + ".wasm", "wasmModule", "runner-wasm"}, true
 	}
-	return "", nil
+	return sandboxFile{}, false
 }
 
 // checkSandboxFile refuses, as serve does at its start, a configuration
@@ -136,33 +145,32 @@ func sandboxFile(p toolruntime.SecurityProfile, sb config.Sandbox) (string, erro
 // there. A file it does not name is looked for on the machine when serve
 // starts, which is not the configuration's to answer for.
 func checkSandboxFile(cm config.CodeMode) error {
-	p := toolruntime.SecurityProfile(cm.Profile)
-	named := p == toolruntime.Standard && cm.Sandbox.Runner != "" || p == toolruntime.Hardened && cm.Sandbox.WasmModule != ""
-	if !cm.Enabled || !named {
+	f, ok := sandboxFileOf(toolruntime.SecurityProfile(cm.Profile), cm.Sandbox)
+	if !cm.Enabled || !ok || f.configured == "" {
 		return nil
 	}
-	_, err := sandboxFile(p, cm.Sandbox)
+	_, err := f.locate()
 	return err
 }
 
-// locate returns the file configured as codeMode.sandbox.<setting>, or
-// else name next to the metatools executable, or else name on the PATH;
-// the error says how to get one (make target).
-func locate(configured, name, setting, target string) (string, error) {
-	if configured != "" {
-		if _, err := os.Stat(configured); err != nil {
-			return "", fmt.Errorf("codeMode.sandbox.%s: %w", setting, err)
+// locate returns the configured file, or else the file named next to the
+// metatools executable, or else on the PATH; the error says how to get
+// one.
+func (f sandboxFile) locate() (string, error) {
+	if f.configured != "" {
+		if _, err := os.Stat(f.configured); err != nil {
+			return "", fmt.Errorf("codeMode.sandbox.%s: %w", f.setting, err)
 		}
-		return configured, nil
+		return f.configured, nil
 	}
 	if self, err := os.Executable(); err == nil {
-		next := filepath.Join(filepath.Dir(self), name)
+		next := filepath.Join(filepath.Dir(self), f.name)
 		if _, err := os.Stat(next); err == nil {
 			return next, nil
 		}
 	}
-	if path, err := exec.LookPath(name); err == nil {
+	if path, err := exec.LookPath(f.name); err == nil {
 		return path, nil
 	}
-	return "", fmt.Errorf("%s is neither next to the metatools executable nor on the PATH: build it with `make %s`, or set codeMode.sandbox.%s", name, target, setting)
+	return "", fmt.Errorf("%s is neither next to the metatools executable nor on the PATH: build it with `make %s`, or set codeMode.sandbox.%s", f.name, f.target, f.setting)
 }
