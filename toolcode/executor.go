@@ -261,7 +261,8 @@ func (x *Executor) Execute(ctx context.Context, p ExecuteParams) (*Result, error
 // runner.
 const engineFrame = 30 << 10
 
-// frameIndex is read by growStack so that the compiler keeps its frame.
+// frameIndex is read by growStack so that the compiler keeps its frame;
+// it is never negative, so the frame is never written.
 var frameIndex = 0
 
 // growStack grows the calling goroutine's stack in one step. An engine's
@@ -273,10 +274,18 @@ var frameIndex = 0
 // takes about a sixth off a program making one call
 // (BenchmarkExecute/calls=1 of toolcode/javascript).
 //
+// The frame is declared in a branch that never runs: the function's
+// prologue still asks for the whole frame, and so grows the stack, but
+// the frame is never zeroed. Zeroing it took a fifth of the cost of
+// starting the goroutine and growing its stack (1.6 µs against 1.3 µs).
+//
 //go:noinline
 func growStack() byte {
-	var frame [engineFrame]byte
-	return frame[frameIndex]
+	if frameIndex < 0 {
+		var frame [engineFrame]byte
+		return frame[-frameIndex]
+	}
+	return 0
 }
 
 // prepare validates a request and resolves its engine and limits.

@@ -1,6 +1,7 @@
 package toolcode
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
@@ -19,36 +20,49 @@ import (
 // whose cycle detection then reports a value that contains itself.
 const maxEncodeDepth = 256
 
-// marshalJSON is json.Marshal(v), faster for JSON-shaped values.
+// marshalJSON is json.Marshal(v), faster for JSON-shaped values: the text
+// is written in a scratch buffer and copied out at its size, one
+// allocation in all.
 func marshalJSON(v any) ([]byte, error) {
-	if b, ok := appendJSON(nil, v, 0); ok {
-		return b, nil
+	var out []byte
+	if scratchJSON(v, func(b []byte) { out = bytes.Clone(b) }) {
+		return out, nil
 	}
 	return json.Marshal(v)
 }
 
-// sizeBuffers holds the scratch buffers of jsonSize.
-var sizeBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxPooledBuffer is the largest scratch buffer put back in the pool: a
-// huge result does not keep its buffer alive.
-const maxPooledBuffer = 64 << 10
-
-// jsonSize returns len(json.Marshal(v)). It writes the JSON in a scratch
-// buffer it reuses, since only the size is kept.
+// jsonSize returns len(json.Marshal(v)), allocating nothing for
+// JSON-shaped values.
 func jsonSize(v any) (int, error) {
-	buf := sizeBuffers.Get().(*[]byte)
-	b, ok := appendJSON((*buf)[:0], v, 0)
-	n := len(b)
-	if cap(b) <= maxPooledBuffer {
-		*buf = b[:0]
-		sizeBuffers.Put(buf)
-	}
-	if ok {
+	n := 0
+	if scratchJSON(v, func(b []byte) { n = len(b) }) {
 		return n, nil
 	}
 	out, err := json.Marshal(v)
 	return len(out), err
+}
+
+// scratchBuffers holds the buffers of scratchJSON.
+var scratchBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBuffer is the largest scratch buffer put back in the pool: a
+// huge value does not keep its buffer alive.
+const maxPooledBuffer = 64 << 10
+
+// scratchJSON writes v's JSON with appendJSON in a pooled buffer and
+// hands it to use, which must not keep it; ok is false, and use is not
+// called, when appendJSON does not handle v.
+func scratchJSON(v any, use func([]byte)) (ok bool) {
+	buf := scratchBuffers.Get().(*[]byte)
+	b, ok := appendJSON((*buf)[:0], v, 0)
+	if ok {
+		use(b)
+	}
+	if cap(b) <= maxPooledBuffer {
+		*buf = b[:0]
+		scratchBuffers.Put(buf)
+	}
+	return ok
 }
 
 // appendJSON appends the encoding/json text of v to dst; ok is false when
