@@ -190,8 +190,9 @@ func timeNowTool(cfg *config) (Tool, error) {
 		namespace: "time",
 		name:      "now",
 		title:     "Current time",
-		description: "Get the current date and time in any time zone: ISO 8601/RFC 3339 text, Unix seconds, " +
-			"the zone's abbreviation and UTC offset, and the day of the week. Use it whenever the answer depends on today's date or the time of day.",
+		description: "Get the current date and time in any time zone, for questions such as \"what time is it in Lima\" or \"what day is it\": " +
+			"ISO 8601/RFC 3339 text, Unix seconds, the zone's abbreviation and UTC offset, and the day of the week. " +
+			"Use it whenever the answer depends on today's date or the time of day.",
 		tags: timeTags,
 		input: func(props map[string]*jsonschema.Schema) {
 			formatProperty(props)
@@ -358,7 +359,8 @@ func timeDiffTool(cfg *config) (Tool, error) {
 		name:      "diff",
 		title:     "Time between two dates",
 		description: "Compute the time between two dates or times: exact seconds and days, and years, months, days, hours, minutes and seconds " +
-			"as on a calendar (for ages, countdowns and elapsed time). Use \"now\" for either end.",
+			"as on a calendar, for ages, countdowns and elapsed time (\"how many days until 25 December\", \"how old is someone born in 1990\"). " +
+			"Use \"now\" for either end.",
 		tags: timeTags,
 		input: func(props map[string]*jsonschema.Schema) {
 			props["from"].Description = "The start. " + timeInputDescription

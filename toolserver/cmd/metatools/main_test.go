@@ -46,6 +46,31 @@ func TestUsage(t *testing.T) {
 	assert.Contains(t, stdout, "-level")
 }
 
+// TestSearchLeadsWithTheToolAsked asks the built-in catalogue what a
+// newcomer asks first, the README's search among them, and expects the
+// tool that answers it first.
+func TestSearchLeadsWithTheToolAsked(t *testing.T) {
+	tests := []struct{ query, first string }{
+		{"what time is it in Tokyo", "time:now"},
+		{"what date is 90 days from now", "time:add"},
+		{"convert 9am in Paris to Tokyo time", "time:convert"},
+		{"how many days until Christmas", "time:diff"},
+		{"how old am I if I was born in 1985", "time:diff"},
+		{"what is 2 to the power of 10", "math:eval"},
+		{"extract a field from a JSON document", "json:query"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.query, func(t *testing.T) {
+			code, stdout, stderr := cli(t, "", "search", "--json", "--limit", "1", tc.query)
+			require.Equal(t, exitOK, code, stderr)
+			var found []struct{ ID string }
+			require.NoError(t, json.Unmarshal([]byte(stdout), &found))
+			require.Len(t, found, 1)
+			assert.Equal(t, tc.first, found[0].ID)
+		})
+	}
+}
+
 func TestSearchDescribeRunTools(t *testing.T) {
 	code, stdout, stderr := cli(t, "", "search", "evaluate", "an", "arithmetic", "expression")
 	require.Equal(t, exitOK, code, stderr)
