@@ -50,9 +50,9 @@ var scratchBuffers = sync.Pool{New: func() any { return new([]byte) }}
 const maxPooledBuffer = 64 << 10
 
 // scratchJSON writes v's JSON with appendJSON in a pooled buffer and
-// hands it to use, which must not keep it; ok is false, and use is not
-// called, when appendJSON does not handle v.
-func scratchJSON(v any, use func([]byte)) (ok bool) {
+// hands it to use, which must not keep it; it reports false, and does not
+// call use, when appendJSON does not handle v.
+func scratchJSON(v any, use func([]byte)) bool {
 	buf := scratchBuffers.Get().(*[]byte)
 	b, ok := appendJSON((*buf)[:0], v, 0)
 	if ok {
