@@ -364,7 +364,11 @@ func guardProgram(q *gojq.Query) {
 //   - join, split, explode, tonumber, fromjson and the global
 //     regular-expression functions check their input.
 //
-// It changes nothing else: the program's results are the same.
+// It changes nothing else: the program's results are the same, but for
+// one case where gojq departs from jq. gojq takes the result of an
+// operator as a path when it equals the value at a path of an operand,
+// so that path(.a + 0) is ["a"]; jq refuses it ("Invalid path
+// expression"), and so does the rewritten program.
 func guardQuery(q *gojq.Query) {
 	if q == nil {
 		return
@@ -376,7 +380,10 @@ func guardQuery(q *gojq.Query) {
 	guardQuery(q.Right)
 	guardPatterns(q.Patterns)
 	guardTerm(q.Term)
-	l, r := q.Left, q.Right
+	l, r, defs := q.Left, q.Right, q.FuncDefs
+	// The rewrites below replace q whole; its definitions must stay, as
+	// the operands may call them.
+	defer func() { q.FuncDefs = defs }()
 	switch q.Op {
 	case gojq.OpAdd, gojq.OpMul:
 		check := guardAddOperands
