@@ -86,6 +86,9 @@ func TestLimitMemory(t *testing.T) {
 		"one big string":  `"x".repeat(256 << 20).length`,
 		"array growth":    `const a = []; for (;;) a.push({i: a.length, s: "y".repeat(64)});`,
 		"string doubling": `let s = "z"; for (;;) s = s.repeat(2);`,
+		// The heap is freed as the exception leaves f: only the null
+		// QuickJS throws tells what happened.
+		"a function's locals": `function f() { const a = []; for (;;) a.push({i: a.length}); } f();`,
 	}
 	for name, code := range programs {
 		t.Run(name, func(t *testing.T) {
