@@ -152,8 +152,9 @@ func textReplaceTool(*config) (Tool, error) {
 		namespace: "text",
 		name:      "replace",
 		title:     "Find and replace in text",
-		description: "Replace the occurrences of a string or of a regular expression (RE2 syntax, with $1 group references) in a text, " +
-			"all of them or the first few, optionally ignoring case, and tell how many were replaced.",
+		description: "Replace the occurrences of a word, a string or a regular expression (RE2 syntax, with $1 group references) in a text, " +
+			"all of them or the first few, optionally ignoring case, and tell how many were replaced. " +
+			"With no replacement it removes them: strip white space, delete digits.",
 		tags: append([]string{"replace", "substitute", "regex", "regexp", "search"}, textTags...),
 		input: func(props map[string]*jsonschema.Schema) {
 			textProperty(props)
@@ -250,7 +251,7 @@ func textCaseTool(*config) (Tool, error) {
 		namespace: "text",
 		name:      "case",
 		title:     "Change the case of text",
-		description: "Convert text to UPPER, lower, Title Case, Sentence case, or to an identifier style: snake_case, kebab-case, camelCase, PascalCase or CONSTANT_CASE. " +
+		description: "Convert text to UPPER, lower, Title Case (capitalize each word), Sentence case, or to an identifier style: snake_case, kebab-case, camelCase, PascalCase or CONSTANT_CASE. " +
 			"Identifier styles split words at spaces, punctuation and case changes (\"HTTPServer\" is HTTP + Server), and kebab-case doubles as a URL slug.",
 		tags: append([]string{"case", "uppercase", "lowercase", "snake-case", "camel-case", "kebab-case", "slug"}, textTags...),
 		input: func(props map[string]*jsonschema.Schema) {

@@ -230,7 +230,8 @@ func timeConvertTool(cfg *config) (Tool, error) {
 		namespace: "time",
 		name:      "convert",
 		title:     "Convert a time between time zones",
-		description: "Convert a date and time to another time zone, taking daylight saving time into account. " +
+		description: "Convert a date and time to another time zone, taking daylight saving time into account, " +
+			"such as a meeting at 3pm London time for someone in Sydney. " +
 			"Give the time with its offset (RFC 3339), or without one and say which zone it is in with \"from\".",
 		tags: timeTags,
 		input: func(props map[string]*jsonschema.Schema) {
@@ -276,7 +277,7 @@ func timeAddTool(cfg *config) (Tool, error) {
 		name:      "add",
 		title:     "Add to or subtract from a time",
 		description: "Add years, months, days and an exact duration to a time (or subtract them with negative values), " +
-			"for questions such as \"what date is 90 days from now\" or \"the time 2h45m before the deadline\". " +
+			"for questions such as \"what date is 90 days from now\", \"what day of the week is it in 100 days\" or \"the time 2h45m before the deadline\". " +
 			"Calendar units follow the wall clock of the time zone, across daylight saving changes; " +
 			"adding months to the 31st ends on the last day of a shorter month (January 31 + 1 month = February 28 or 29).",
 		tags: timeTags,
@@ -359,7 +360,8 @@ func timeDiffTool(cfg *config) (Tool, error) {
 		name:      "diff",
 		title:     "Time between two dates",
 		description: "Compute the time between two dates or times: exact seconds and days, and years, months, days, hours, minutes and seconds " +
-			"as on a calendar, for ages, countdowns and elapsed time (\"how many days until 25 December\", \"how old is someone born in 1990\"). " +
+			"as on a calendar, for ages, countdowns and elapsed time (\"how many days until 25 December\", \"how long ago was 20 July 1969\", " +
+			"\"how old is someone born in 1990\"). " +
 			"Use \"now\" for either end.",
 		tags: timeTags,
 		input: func(props map[string]*jsonschema.Schema) {

@@ -425,7 +425,7 @@ func (e *env) search(ctx context.Context, args []string) error {
 		return e.printJSON(found)
 	}
 	if len(found) == 0 {
-		fmt.Fprintln(e.stdout, "No tool matches.")
+		fmt.Fprintln(e.stdout, `No tool matches. Try other words, or "metatools tools" to list them all.`)
 	}
 	for i, t := range found {
 		fmt.Fprintf(e.stdout, "%2d. %s\n    %s\n", i+1, t.ID, t.Description)

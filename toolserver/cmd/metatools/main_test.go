@@ -58,6 +58,12 @@ func TestSearchLeadsWithTheToolAsked(t *testing.T) {
 		{"how old am I if I was born in 1985", "time:diff"},
 		{"what is 2 to the power of 10", "math:eval"},
 		{"extract a field from a JSON document", "json:query"},
+		{"what time is 3pm London in Sydney", "time:convert"},
+		{"how long ago was 2001-09-11", "time:diff"},
+		{"what day of the week will it be in 100 days", "time:add"},
+		{"replace a word in a sentence", "text:replace"},
+		{"remove all digits from a string", "text:replace"},
+		{"capitalize each word", "text:case"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {
@@ -69,6 +75,12 @@ func TestSearchLeadsWithTheToolAsked(t *testing.T) {
 			assert.Equal(t, tc.first, found[0].ID)
 		})
 	}
+}
+
+func TestSearchWithoutMatchSaysWhatToDo(t *testing.T) {
+	code, stdout, stderr := cli(t, "", "search", "quasar nebula")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, "No tool matches. Try other words, or \"metatools tools\" to list them all.\n", stdout)
 }
 
 func TestSearchDescribeRunTools(t *testing.T) {
