@@ -68,5 +68,5 @@ func ExampleValidator_ValidateInput() {
 	fmt.Println(v.ValidateInput(&tool, map[string]any{"priority": "someday", "color": "red"}))
 	// Output:
 	// <nil>
-	// validate_input: tool "create_issue": /title: required property is missing; /color: property is not allowed; /priority: enum: someday does not equal any of: [low high]
+	// validate_input: tool "create_issue": /title: required property is missing; /color: property is not allowed (allowed: priority, title); /priority: enum: someday does not equal any of: [low high]
 }

@@ -3,6 +3,7 @@ package toolmodel
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"reflect"
 	"slices"
@@ -385,17 +386,40 @@ func (c *compiled) propertyProblems(s *jsonschema.Schema, path string, obj map[s
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	refused := false
 	for _, name := range names {
 		sub, declared := s.Properties[name]
 		if !declared {
 			if isFalse(s.AdditionalProperties) {
-				problems = append(problems, fmt.Sprintf("%s/%s: property is not allowed", path, pointerToken(name)))
+				problem := fmt.Sprintf("%s/%s: property is not allowed", path, pointerToken(name))
+				if !refused {
+					problem += " (" + allowedProperties(s) + ")"
+					refused = true
+				}
+				problems = append(problems, problem)
 			}
 			continue
 		}
 		problems = append(problems, c.check(sub, path+"/"+pointerToken(name), obj[name])...)
 	}
 	return problems
+}
+
+// maxListedProperties bounds the names allowedProperties lists.
+const maxListedProperties = 20
+
+// allowedProperties names the properties s declares, so that a caller
+// who misnamed one sees the name meant without asking for the schema.
+func allowedProperties(s *jsonschema.Schema) string {
+	names := slices.Sorted(maps.Keys(s.Properties))
+	if len(names) == 0 {
+		return "the object allows none"
+	}
+	list := "allowed: " + strings.Join(names[:min(len(names), maxListedProperties)], ", ")
+	if more := len(names) - maxListedProperties; more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	return list
 }
 
 // itemProblems lists the failing items of an array whose items all have

@@ -115,6 +115,60 @@ func TestValidationMessagesStayShort(t *testing.T) {
 	assert.ErrorContains(t, err, "/limit: maximum: 101 is greater than 100")
 }
 
+func TestUnknownPropertiesNameTheAllowedOnes(t *testing.T) {
+	v := toolmodel.NewValidator()
+	closed := func(props string) string {
+		return `{"type":"object","additionalProperties":false,"properties":{` + props + `}}`
+	}
+	many := make([]string, 25)
+	for i := range many {
+		many[i] = fmt.Sprintf(`"p%02d":{}`, i)
+	}
+	tests := []struct {
+		name, schema string
+		instance     map[string]any
+		want         string
+	}{
+		{
+			name:     "a misnamed property",
+			schema:   closed(`"text":{},"find":{},"replacement":{}`),
+			instance: map[string]any{"text": "a", "find": "b", "replace": "c"},
+			want:     "/replace: property is not allowed (allowed: find, replacement, text)",
+		},
+		{
+			name:     "the list once, at the first of several",
+			schema:   closed(`"a":{}`),
+			instance: map[string]any{"x": 1.0, "y": 1.0},
+			want:     "/x: property is not allowed (allowed: a); /y: property is not allowed",
+		},
+		{
+			name:     "nested",
+			schema:   closed(`"opts":` + closed(`"depth":{}`)),
+			instance: map[string]any{"opts": map[string]any{"deep": 1.0}},
+			want:     "/opts/deep: property is not allowed (allowed: depth)",
+		},
+		{
+			name:     "an object that allows none",
+			schema:   `{"type":"object","additionalProperties":false,"required":["a"]}`,
+			instance: map[string]any{"x": 1.0},
+			want:     "/x: property is not allowed (the object allows none)",
+		},
+		{
+			name:     "a long list is cut",
+			schema:   closed(strings.Join(many, ",")),
+			instance: map[string]any{"x": 1.0},
+			want:     "(allowed: p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15, p16, p17, p18, p19 and 5 more)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := v.Validate(json.RawMessage(tt.schema), tt.instance)
+			require.ErrorIs(t, err, errors.ErrValidation)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
 func TestValidateOutput(t *testing.T) {
 	v := toolmodel.NewValidator()
 	tool := issueTool(t)

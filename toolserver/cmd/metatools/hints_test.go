@@ -200,7 +200,7 @@ func TestErrorsReadAsSentences(t *testing.T) {
 		{"the tool's failure", "", []string{"run", "math:eval", `{"expression": "1/0"}`},
 			"metatools: math:eval failed: division by zero at offset 1 [execution]\n"},
 		{"invalid arguments", "", []string{"run", "math:eval", `{"expr": "1"}`},
-			"metatools: math:eval: invalid arguments: /expression: required property is missing; /expr: property is not allowed [validation]\n"},
+			"metatools: math:eval: invalid arguments: /expression: required property is missing; /expr: property is not allowed (allowed: expression, variables) [validation]\n"},
 		{"refused by the policy", "", []string{"run", "--config", deny, "math:eval", `{"expression": "1"}`},
 			"metatools: tool \"math:eval\" is denied by pattern \"math:*\" [permission_denied]\n"},
 		{"a program's limit", "while (true) {}", []string{"exec", "--timeout", "10ms", "-"},
