@@ -381,9 +381,6 @@ func guardQuery(q *gojq.Query) {
 	guardPatterns(q.Patterns)
 	guardTerm(q.Term)
 	l, r, defs := q.Left, q.Right, q.FuncDefs
-	// The rewrites below replace q whole; its definitions must stay, as
-	// the operands may call them.
-	defer func() { q.FuncDefs = defs }()
 	switch q.Op {
 	case gojq.OpAdd, gojq.OpMul:
 		check := guardAddOperands
@@ -403,6 +400,9 @@ func guardQuery(q *gojq.Query) {
 		update := pipe(call(check, identity(), variable(rhs)), &gojq.Query{Left: elem(0), Op: op, Right: elem(1)})
 		*q = *bind(r, rhs, &gojq.Query{Left: l, Op: gojq.OpModify, Right: update})
 	}
+	// The rewrites above replace q whole; its definitions stay, as the
+	// operands may call them.
+	q.FuncDefs = defs
 }
 
 func guardPatterns(patterns []*gojq.Pattern) {
