@@ -13,6 +13,7 @@ import (
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolops"
 )
 
 // Undefined stands for a program's undefined among the arguments given to
@@ -58,20 +59,23 @@ var signatures = map[string][]string{
 //     string; args is an object, and undefined or null stand for {};
 //   - tools.search(query, limit?): query is a string;
 //   - tools.namespaces();
-//   - tools.describe(id, level?): level is "summary", "schema" or "full"
-//     (in any case), "schema" when undefined or null;
+//   - tools.describe(id, level?): level is a string, "summary", "schema"
+//     or "full" (see [toolops.DescribeRequest]);
 //   - tools.examples(id, limit?);
-//   - tools.chain(steps): a non-empty array of {toolId, args?,
-//     usePrevious?, previousKey?}.
+//   - tools.chain(steps): an array of {id, args?, usePrevious?,
+//     previousKey?} (see [toolops.ChainStep]).
 //
 // A limit, when neither undefined nor null, is a whole number of at least
-// 1; one past 2^31-1 is lowered to it. Without a limit, search returns the
-// index's default page and examples every example. An argument missing,
-// of the wrong type or out of range, or more arguments than the function
-// takes, fail with code [errors.InvalidArgument] and a message naming the
-// function, the argument and what it got; an error about a tool's
-// arguments names the tool in its ToolID. Lists come back empty, never
-// nil. A panic of tools becomes an error of code [errors.Internal].
+// 1; one past 2^31-1 is lowered to it. Without a limit, search returns
+// the operations' default number of tools and examples every example.
+// An argument missing or of the wrong type, or more arguments than the
+// function takes, fail with code [errors.InvalidArgument] and a message
+// naming the function, the argument and what it got; an error about a
+// tool's arguments names the tool in its ToolID. Values out of the
+// operations' range (a search limit above [toolops.MaxSearchResults], an
+// unknown level, a chain of no step) get the operations' own errors, the
+// same on every face. Lists come back empty, never nil. A panic of tools
+// becomes an error of code [errors.Internal].
 func Dispatch(ctx context.Context, tools Tools, fn, tool string, args []any) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -116,11 +120,14 @@ func Dispatch(ctx context.Context, tools Tools, fn, tool string, args []any) (re
 		if err != nil {
 			return nil, err
 		}
-		hits, err := tools.Search(ctx, query, limit)
-		if err == nil && hits == nil {
-			hits = []toolindex.Summary{}
+		found, err := tools.Search(ctx, toolops.SearchRequest{Query: query, Limit: limit})
+		if err != nil {
+			return nil, err
 		}
-		return hits, err
+		if found.Tools == nil {
+			found.Tools = []toolindex.Summary{}
+		}
+		return found.Tools, nil
 	case "namespaces":
 		names, err := tools.Namespaces(ctx)
 		if err == nil && names == nil {
@@ -136,7 +143,7 @@ func Dispatch(ctx context.Context, tools Tools, fn, tool string, args []any) (re
 		if err != nil {
 			return nil, err
 		}
-		return tools.Describe(ctx, id, level)
+		return tools.Describe(ctx, toolops.DescribeRequest{ID: id, Level: level})
 	case "examples":
 		id, err := stringArg(fn, "the tool ID", arg(args, 0))
 		if err != nil {
@@ -146,7 +153,7 @@ func Dispatch(ctx context.Context, tools Tools, fn, tool string, args []any) (re
 		if err != nil {
 			return nil, err
 		}
-		examples, err := tools.Examples(ctx, id, limit)
+		examples, err := tools.Examples(ctx, toolops.ExamplesRequest{ID: id, Limit: limit})
 		if err == nil && examples == nil {
 			examples = []tooldocs.Example{}
 		}
@@ -295,23 +302,22 @@ func limitArg(fn string, v any) (int, error) {
 	return int(min(f, math.MaxInt32)), nil
 }
 
-// levelArg reads the optional detail level of describe.
-func levelArg(v any) (tooldocs.DetailLevel, error) {
+// levelArg reads the optional detail level of describe: a string, which
+// the operation checks, or "" for its default.
+func levelArg(v any) (string, error) {
 	if absent(v) {
-		return tooldocs.LevelSchema, nil
+		return "", nil
 	}
 	if s, ok := v.(string); ok {
-		if level, err := tooldocs.ParseDetailLevel(s); err == nil {
-			return level, nil
-		}
+		return s, nil
 	}
-	return 0, errors.Errorf(errors.InvalidArgument, `tools.describe: the detail level must be "summary", "schema" or "full", not %s`, shown(v))
+	return "", errors.Errorf(errors.InvalidArgument, `tools.describe: the detail level must be "summary", "schema" or "full", not %s`, shown(v))
 }
 
 // chainArg reads the steps of a chain.
-func chainArg(v any) ([]ChainStep, error) {
-	const shape = "{toolId, args, usePrevious, previousKey}"
-	stepFields := []string{"toolId", "args", "usePrevious", "previousKey"}
+func chainArg(v any) ([]toolops.ChainStep, error) {
+	const shape = "{id, args, usePrevious, previousKey}"
+	stepFields := []string{"id", "args", "usePrevious", "previousKey"}
 	var list []any
 	switch x := v.(type) {
 	case []any:
@@ -321,10 +327,7 @@ func chainArg(v any) ([]ChainStep, error) {
 	default:
 		return nil, errors.Errorf(errors.InvalidArgument, "tools.chain: the steps must be an array of %s, not %s", shape, typeName(v))
 	}
-	if len(list) == 0 {
-		return nil, errors.Errorf(errors.InvalidArgument, "tools.chain: no steps")
-	}
-	steps := make([]ChainStep, len(list))
+	steps := make([]toolops.ChainStep, len(list))
 	for i, item := range list {
 		m, ok := item.(map[string]any)
 		if !ok {
@@ -341,16 +344,16 @@ func chainArg(v any) ([]ChainStep, error) {
 			}
 		}
 		s := &steps[i]
-		switch id := m["toolId"].(type) {
+		switch id := m["id"].(type) {
 		case string:
-			s.ToolID = id
+			s.ID = id
 		case nil:
-			if _, ok := m["toolId"]; !ok {
-				return nil, bad("missing toolId")
+			if _, ok := m["id"]; !ok {
+				return nil, bad("missing id")
 			}
-			return nil, bad("toolId must be a string, not null")
+			return nil, bad("id must be a string, not null")
 		default:
-			return nil, bad("toolId must be a string, not %s", typeName(id))
+			return nil, bad("id must be a string, not %s", typeName(id))
 		}
 		switch args := m["args"].(type) {
 		case map[string]any:

@@ -13,25 +13,26 @@ import (
 	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolops"
 )
 
 // echoTools answers each operation with what it was asked.
 type echoTools struct{}
 
-func (echoTools) Search(_ context.Context, q string, limit int) ([]toolindex.Summary, error) {
-	return []toolindex.Summary{{ID: q, Score: float64(limit)}}, nil
+func (echoTools) Search(_ context.Context, req toolops.SearchRequest) (toolops.SearchResult, error) {
+	return toolops.SearchResult{Tools: []toolindex.Summary{{ID: req.Query, Score: float64(req.Limit)}}}, nil
 }
 func (echoTools) Namespaces(context.Context) ([]string, error) { return []string{"ns"}, nil }
-func (echoTools) Describe(_ context.Context, id string, level tooldocs.DetailLevel) (tooldocs.Doc, error) {
-	return tooldocs.Doc{ID: id, Level: level}, nil
+func (echoTools) Describe(_ context.Context, req toolops.DescribeRequest) (tooldocs.Doc, error) {
+	return tooldocs.Doc{ID: req.ID, Name: req.Level}, nil
 }
-func (echoTools) Examples(_ context.Context, id string, limit int) ([]tooldocs.Example, error) {
-	return []tooldocs.Example{{Name: id, Args: map[string]any{"limit": limit}}}, nil
+func (echoTools) Examples(_ context.Context, req toolops.ExamplesRequest) ([]tooldocs.Example, error) {
+	return []tooldocs.Example{{Name: req.ID, Args: map[string]any{"limit": req.Limit}}}, nil
 }
 func (echoTools) Run(_ context.Context, id string, args map[string]any) (any, error) {
 	return map[string]any{"id": id, "args": args}, nil
 }
-func (echoTools) Chain(_ context.Context, steps []toolcode.ChainStep) ([]any, error) {
+func (echoTools) Chain(_ context.Context, steps []toolops.ChainStep) ([]any, error) {
 	return []any{steps}, nil
 }
 func (echoTools) Log(context.Context, string) error { return nil }
@@ -43,9 +44,11 @@ func (panicTools) Namespaces(context.Context) ([]string, error) { panic("boom") 
 // nilTools answers with nil lists.
 type nilTools struct{ echoTools }
 
-func (nilTools) Search(context.Context, string, int) ([]toolindex.Summary, error) { return nil, nil }
-func (nilTools) Namespaces(context.Context) ([]string, error)                     { return nil, nil }
-func (nilTools) Examples(context.Context, string, int) ([]tooldocs.Example, error) {
+func (nilTools) Search(context.Context, toolops.SearchRequest) (toolops.SearchResult, error) {
+	return toolops.SearchResult{}, nil
+}
+func (nilTools) Namespaces(context.Context) ([]string, error) { return nil, nil }
+func (nilTools) Examples(context.Context, toolops.ExamplesRequest) ([]tooldocs.Example, error) {
 	return nil, nil
 }
 
@@ -94,24 +97,23 @@ func TestDispatch(t *testing.T) {
 		{"search with an object query", "search", "", []any{map[string]any{}}, "", "tools.search: the query must be a string, not object"},
 		{"namespaces", "namespaces", "", nil, `["ns"]`, ""},
 		{"namespaces with an argument", "namespaces", "", []any{undefined{}}, "", "tools.namespaces: expected no arguments, got 1"},
-		{"describe", "describe", "", []any{"math:add", "FULL"}, `{"id":"math:add","level":"full","name":""}`, ""},
-		{"describe at the default level", "describe", "", []any{"math:add", nil}, `{"id":"math:add","level":"schema","name":""}`, ""},
-		{"describe at an unknown level", "describe", "", []any{"math:add", "everything"}, "", `tools.describe: the detail level must be "summary", "schema" or "full", not "everything"`},
+		{"describe", "describe", "", []any{"math:add", "FULL"}, `{"id":"math:add","level":"summary","name":"FULL"}`, ""},
+		{"describe at the default level", "describe", "", []any{"math:add", nil}, `{"id":"math:add","level":"summary","name":""}`, ""},
 		{"describe at a number", "describe", "", []any{"math:add", 2.0}, "", `tools.describe: the detail level must be "summary", "schema" or "full", not 2`},
 		{"examples", "examples", "", []any{"math:add", 2.0}, `[{"name":"math:add","args":{"limit":2}}]`, ""},
 		{"examples without a limit", "examples", "", []any{"math:add"}, `[{"name":"math:add","args":{"limit":0}}]`, ""},
 		{"examples with a negative limit", "examples", "", []any{"math:add", -5.0}, "", "tools.examples: the limit must be a whole number of at least 1, not -5"},
-		{"chain", "chain", "", []any{[]any{step("toolId", "math:add", "usePrevious", true, "previousKey", "p", "args", map[string]any{})}}, `[[{"toolId":"math:add","usePrevious":true,"previousKey":"p"}]]`, ""},
-		{"chain without steps", "chain", "", nil, "", "tools.chain: missing the steps (an array of {toolId, args, usePrevious, previousKey})"},
-		{"chain of no steps", "chain", "", []any{[]any{}}, "", "tools.chain: no steps"},
-		{"chain of the wrong shape", "chain", "", []any{map[string]any{"toolId": "math:add"}}, "", "tools.chain: the steps must be an array of {toolId, args, usePrevious, previousKey}, not object"},
-		{"chain step not an object", "chain", "", []any{[]any{"math:add"}}, "", "tools.chain: step 0 must be an object {toolId, args, usePrevious, previousKey}, not string"},
-		{"chain step without tool", "chain", "", []any{[]any{step("args", map[string]any{})}}, "", "tools.chain: step 0: missing toolId"},
-		{"chain step with a null tool", "chain", "", []any{[]any{step("toolId", nil)}}, "", "tools.chain: step 0: toolId must be a string, not null"},
-		{"chain step with faults", "chain", "", []any{[]any{step("toolId", 1.0, "zz", 1.0, "aa", 1.0)}}, "", `tools.chain: step 0: unknown field "aa" (a step is {toolId, args, usePrevious, previousKey})`},
-		{"chain step with text arguments", "chain", "", []any{[]any{step("toolId", "a", "args", "x")}}, "", "tools.chain: step 0: args must be an object, not string"},
-		{"chain step with a number usePrevious", "chain", "", []any{[]any{step("toolId", "a", "usePrevious", 1.0)}}, "", "tools.chain: step 0: usePrevious must be a boolean, not number"},
-		{"chain step with a boolean previousKey", "chain", "", []any{[]any{step("toolId", "a", "previousKey", true)}}, "", "tools.chain: step 0: previousKey must be a string, not boolean"},
+		{"chain", "chain", "", []any{[]any{step("id", "math:add", "usePrevious", true, "previousKey", "p", "args", map[string]any{})}}, `[[{"id":"math:add","usePrevious":true,"previousKey":"p"}]]`, ""},
+		{"chain without steps", "chain", "", nil, "", "tools.chain: missing the steps (an array of {id, args, usePrevious, previousKey})"},
+		{"chain of no steps", "chain", "", []any{[]any{}}, `[[]]`, ""},
+		{"chain of the wrong shape", "chain", "", []any{map[string]any{"id": "math:add"}}, "", "tools.chain: the steps must be an array of {id, args, usePrevious, previousKey}, not object"},
+		{"chain step not an object", "chain", "", []any{[]any{"math:add"}}, "", "tools.chain: step 0 must be an object {id, args, usePrevious, previousKey}, not string"},
+		{"chain step without tool", "chain", "", []any{[]any{step("args", map[string]any{})}}, "", "tools.chain: step 0: missing id"},
+		{"chain step with a null tool", "chain", "", []any{[]any{step("id", nil)}}, "", "tools.chain: step 0: id must be a string, not null"},
+		{"chain step with faults", "chain", "", []any{[]any{step("id", 1.0, "zz", 1.0, "aa", 1.0)}}, "", `tools.chain: step 0: unknown field "aa" (a step is {id, args, usePrevious, previousKey})`},
+		{"chain step with text arguments", "chain", "", []any{[]any{step("id", "a", "args", "x")}}, "", "tools.chain: step 0: args must be an object, not string"},
+		{"chain step with a number usePrevious", "chain", "", []any{[]any{step("id", "a", "usePrevious", 1.0)}}, "", "tools.chain: step 0: usePrevious must be a boolean, not number"},
+		{"chain step with a boolean previousKey", "chain", "", []any{[]any{step("id", "a", "previousKey", true)}}, "", "tools.chain: step 0: previousKey must be a string, not boolean"},
 		{"unknown function", "delete", "", nil, "", "tools.delete is not a function of the tools"},
 	}
 	for _, tt := range tests {
@@ -169,8 +171,8 @@ func TestDispatchRecoversAPanic(t *testing.T) {
 // JSON: Dispatch never panics, and it either calls the tools or refuses
 // with invalid_argument.
 func FuzzDispatch(f *testing.F) {
-	for _, s := range []string{`[]`, `["math:add", {"a": 1}]`, `["q", 3]`, `["q", -1.5]`, `[[{"toolId": "a", "args": {}, "usePrevious": true}]]`,
-		`[[{"toolId": 1}]]`, `[null, null, null]`, `["x", "summary"]`, `[{"__proto__": 1}]`} {
+	for _, s := range []string{`[]`, `["math:add", {"a": 1}]`, `["q", 3]`, `["q", -1.5]`, `[[{"id": "a", "args": {}, "usePrevious": true}]]`,
+		`[[{"id": 1}]]`, `[null, null, null]`, `["x", "summary"]`, `[{"__proto__": 1}]`} {
 		f.Add(s)
 	}
 	fns := []string{"", "run", "search", "namespaces", "describe", "examples", "chain", "nope"}

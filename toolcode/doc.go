@@ -9,14 +9,16 @@
 // concurrent calls — and traces every call ([TraceEntry]) with its
 // arguments as the masker shows them. A request ([ExecuteParams]) may lower
 // the executor's limits, never raise them, and its Metadata reaches the
-// runner's hooks and policies through toolrun.CallOptions.Metadata.
+// runner's hooks and policies as the caller's (toolops.Caller).
 //
 // The package toolcode/javascript provides the built-in engines,
 // JavaScript on goja and TypeScript transpiled by esbuild; the core does
 // not import them, so a program that brings its own engine does not
 // compile goja.
 //
-//	x := toolcode.New(idx, docs, runner,
+//	ops, err := toolops.New(idx, docs, runner)
+//	...
+//	x := toolcode.New(ops,
 //		toolcode.WithEngine(javascript.New()),
 //		toolcode.WithLimits(toolcode.Limits{ToolCalls: 20}))
 //	res, err := x.Execute(ctx, toolcode.ExecuteParams{Code: `

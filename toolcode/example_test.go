@@ -8,6 +8,7 @@ import (
 	"github.com/metatools-go/metatools/toolcode/javascript"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 )
 
@@ -35,7 +36,11 @@ func Example() {
 	}
 	runner := toolrun.New(toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{toolmodel.BackendLocal: local}), toolrun.WithIndex(idx))
 
-	x := toolcode.New(idx, nil, runner, toolcode.WithEngine(javascript.New()))
+	ops, err := toolops.New(idx, nil, runner)
+	if err != nil {
+		panic(err)
+	}
+	x := toolcode.New(ops, toolcode.WithEngine(javascript.New()))
 	res, err := x.Execute(ctx, toolcode.ExecuteParams{Code: `
 		const sums = await Promise.all([1, 2, 3].map((n) => tools.math.add({a: n, b: 10})));
 		console.log("calls:", sums.length);

@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/metatools-go/metatools/errors"
-	"github.com/metatools-go/metatools/tooldocs"
-	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 )
 
@@ -39,9 +38,10 @@ type ExecuteParams struct {
 	// Limits may lower the executor's limits, never raise them (see
 	// [Limits]).
 	Limits Limits `json:"limits,omitzero"`
-	// Metadata is given to every tool call of the program in
-	// [toolrun.CallOptions.Metadata], so that the runner's hooks and
-	// policies see who asked (a session, a user).
+	// Metadata, when set, makes the program's caller ([toolops.Caller])
+	// one with this metadata, so that the runner's hooks and policies see
+	// who asked (a session, a user); otherwise the program acts for the
+	// caller of the context given to Execute.
 	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
@@ -71,9 +71,7 @@ type Result struct {
 // an index, run by a runner. It is safe for concurrent use; executions are
 // independent.
 type Executor struct {
-	idx      toolindex.Index
-	docs     tooldocs.Describer
-	runner   *toolrun.Runner
+	ops      *toolops.Service
 	engines  *EngineRegistry
 	language string
 	timeout  time.Duration
@@ -139,25 +137,20 @@ func WithMaxCodeBytes(n int) Option {
 	}
 }
 
-// New returns an executor that lets programs find tools in idx, read their
-// documentation from docs and run them with runner. docs may be nil: the
-// executor then documents the tools of idx from their definitions alone.
-// Register at least one engine ([WithEngine]), such as the JavaScript engine
-// of the package toolcode/javascript.
-func New(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, opts ...Option) *Executor {
+// New returns an executor whose programs find, read and run tools
+// through the operations ops: the same as every other face of the
+// catalogue, with the same policies, defaults and errors. Register at
+// least one engine ([WithEngine]), such as the JavaScript engine of the
+// package toolcode/javascript.
+func New(ops *toolops.Service, opts ...Option) *Executor {
 	x := &Executor{
-		idx:      idx,
-		docs:     docs,
-		runner:   runner,
+		ops:      ops,
 		engines:  &EngineRegistry{},
 		language: DefaultLanguage,
 		timeout:  DefaultTimeout,
 		limits:   DefaultLimits,
 		masker:   toolrun.SecretMasker{},
 		maxCode:  DefaultMaxCodeBytes,
-	}
-	if x.docs == nil && idx != nil {
-		x.docs = tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(idx)))
 	}
 	for _, o := range opts {
 		o(x)
@@ -201,10 +194,11 @@ func (x *Executor) Execute(ctx context.Context, p ExecuteParams) (*Result, error
 	defer cancelTime()
 	runCtx, cancel := context.WithCancelCause(timeCtx)
 	defer cancel(nil)
+	if len(p.Metadata) > 0 {
+		runCtx = toolops.WithCaller(runCtx, toolops.Caller{Metadata: maps.Clone(p.Metadata)})
+	}
 	e := &env{
-		stop: cancel,
-		idx:  x.idx, docs: x.docs, runner: x.runner, masker: x.masker,
-		limits: limits, metadata: maps.Clone(p.Metadata), start: begin,
+		stop: cancel, ops: x.ops, masker: x.masker, limits: limits, start: begin,
 		sem: make(chan struct{}, limits.Concurrency),
 	}
 
@@ -303,8 +297,8 @@ func (x *Executor) prepare(language string, p ExecuteParams) (Engine, Limits, er
 		timeout = p.Timeout
 	}
 	limits = limits.Lower(Limits{WallTime: timeout})
-	if x.idx == nil || x.runner == nil {
-		return nil, limits, errors.Errorf(errors.InvalidArgument, "executor has no index or no runner")
+	if x.ops == nil {
+		return nil, limits, errors.Errorf(errors.InvalidArgument, "executor has no operations to give programs")
 	}
 	if len(p.Code) > x.maxCode {
 		return nil, limits, errors.Errorf(errors.InvalidArgument, "code is %d bytes, more than the %d allowed", len(p.Code), x.maxCode)

@@ -31,7 +31,7 @@ func (e engineFunc) Execute(ctx context.Context, prog toolcode.Program) (json.Ra
 func newExecutor(t *testing.T, e toolcode.Engine, opts ...toolcode.Option) *toolcode.Executor {
 	t.Helper()
 	f := toolcodetest.NewFixture(t)
-	return toolcode.New(f.Index, f.Docs, f.Runner, append([]toolcode.Option{toolcode.WithEngine(e)}, opts...)...)
+	return toolcode.New(f.Ops, append([]toolcode.Option{toolcode.WithEngine(e)}, opts...)...)
 }
 
 func TestLimitsLower(t *testing.T) {
@@ -90,7 +90,7 @@ func TestExecuteRejectsBadRequests(t *testing.T) {
 			require.NotNil(t, res)
 		})
 	}
-	_, err := toolcode.New(nil, nil, nil, toolcode.WithEngine(ok)).Execute(context.Background(), toolcode.ExecuteParams{Code: "1"})
+	_, err := toolcode.New(nil, toolcode.WithEngine(ok)).Execute(context.Background(), toolcode.ExecuteParams{Code: "1"})
 	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
 }
 

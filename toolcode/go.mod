@@ -7,6 +7,7 @@ replace (
 	github.com/metatools-go/metatools/tooldocs => ../tooldocs
 	github.com/metatools-go/metatools/toolindex => ../toolindex
 	github.com/metatools-go/metatools/toolmodel => ../toolmodel
+	github.com/metatools-go/metatools/toolops => ../toolops
 	github.com/metatools-go/metatools/toolrun => ../toolrun
 )
 
@@ -18,6 +19,7 @@ require (
 	github.com/metatools-go/metatools/tooldocs v0.0.0
 	github.com/metatools-go/metatools/toolindex v0.0.0
 	github.com/metatools-go/metatools/toolmodel v0.0.0
+	github.com/metatools-go/metatools/toolops v0.0.0
 	github.com/metatools-go/metatools/toolrun v0.0.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0

@@ -3,14 +3,13 @@ package toolcode
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/tooldocs"
-	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 )
 
@@ -27,44 +26,31 @@ import (
 // ctx). A limit reached also fails the execution, even if the program
 // catches the error. Every call of Run and Chain is traced.
 //
-// Values returned are the caller's. Errors keep their codes: a tool that
-// ran and failed yields its [toolrun.RunResult.ToolError] (code
-// [errors.Execution], with the tool's ID); a call that could not run yields
-// the runner's error (not_found, validation, permission_denied, ...).
+// Every operation is the one of [toolops.Service], which decides what
+// the program is offered: a tool its policies hide is unknown to the
+// program, as on every other face. Values returned are the caller's.
+// Errors keep their codes: a tool that ran and failed yields its
+// [toolrun.RunResult.ToolError] (code [errors.Execution], with the tool's
+// ID); a call that could not run yields the service's error (not_found,
+// invalid_argument, validation, ...).
 type Tools interface {
-	// Search returns up to limit tools (a default page when limit <= 0)
-	// that best match the query, best first. Tools the runner's
-	// authorization policies refuse are left out.
-	Search(ctx context.Context, query string, limit int) ([]toolindex.Summary, error)
-	// Namespaces returns every namespace that has a tool, sorted.
+	// Search returns a page of the tools offered to the program that
+	// match the request (see [toolops.Service.Search]).
+	Search(ctx context.Context, req toolops.SearchRequest) (toolops.SearchResult, error)
+	// Namespaces returns the namespaces that hold a tool offered to the
+	// program, sorted.
 	Namespaces(ctx context.Context) ([]string, error)
-	// Describe returns a tool's documentation at a detail level.
-	Describe(ctx context.Context, id string, level tooldocs.DetailLevel) (tooldocs.Doc, error)
-	// Examples returns up to limit example calls of a tool (all when
-	// limit <= 0).
-	Examples(ctx context.Context, id string, limit int) ([]tooldocs.Example, error)
+	// Describe returns a tool's documentation.
+	Describe(ctx context.Context, req toolops.DescribeRequest) (tooldocs.Doc, error)
+	// Examples returns example calls of a tool.
+	Examples(ctx context.Context, req toolops.ExamplesRequest) ([]tooldocs.Example, error)
 	// Run runs a tool and returns its structured result.
 	Run(ctx context.Context, id string, args map[string]any) (any, error)
-	// Chain runs steps in order (see [toolrun.Runner.RunChain]) and returns
-	// the structured result of each step.
-	Chain(ctx context.Context, steps []ChainStep) ([]any, error)
+	// Chain runs steps in order (see [toolops.Service.Chain]) and returns
+	// the structured result of each step that ran.
+	Chain(ctx context.Context, steps []toolops.ChainStep) ([]any, error)
 	// Log records a line the program prints.
 	Log(ctx context.Context, line string) error
-}
-
-// ChainStep is one step of a chain, as a program writes it: the part of
-// [toolrun.ChainStep] a program may set.
-type ChainStep struct {
-	// ToolID is the tool to run.
-	ToolID string `json:"toolId"`
-	// Args are the step's arguments; see [toolrun.ChainStep.Args] for
-	// references to the previous result.
-	Args map[string]any `json:"args,omitempty"`
-	// UsePrevious passes the previous step's result as an argument.
-	UsePrevious bool `json:"usePrevious,omitempty"`
-	// PreviousKey names that argument; empty means
-	// [toolrun.DefaultPreviousKey].
-	PreviousKey string `json:"previousKey,omitempty"`
 }
 
 // TraceEntry records one tool call of a program.
@@ -95,13 +81,10 @@ type TraceEntry struct {
 
 // env is the Tools of one execution.
 type env struct {
-	idx      toolindex.Index
-	docs     tooldocs.Describer
-	runner   *toolrun.Runner
-	masker   toolrun.ArgumentMasker
-	limits   Limits
-	metadata map[string]string
-	start    time.Time
+	ops    *toolops.Service
+	masker toolrun.ArgumentMasker
+	limits Limits
+	start  time.Time
 
 	sem    chan struct{}
 	calls  atomic.Int64
@@ -155,40 +138,20 @@ func (e *env) acquire(ctx context.Context) error {
 
 func (e *env) release() { <-e.sem }
 
-func (e *env) callOptions() toolrun.CallOptions {
-	return toolrun.CallOptions{Metadata: maps.Clone(e.metadata)}
-}
-
-func (e *env) Search(ctx context.Context, query string, limit int) ([]toolindex.Summary, error) {
-	page, err := e.idx.Search(ctx, toolindex.SearchRequest{Query: query, Limit: max(limit, 0)})
-	if err != nil {
-		return nil, err
-	}
-	out := page.Items[:0:0]
-	for _, s := range page.Items {
-		if e.runner.Authorize(ctx, s.ID, e.callOptions()) == nil {
-			out = append(out, s)
-		}
-	}
-	return out, nil
+func (e *env) Search(ctx context.Context, req toolops.SearchRequest) (toolops.SearchResult, error) {
+	return e.ops.Search(ctx, req)
 }
 
 func (e *env) Namespaces(ctx context.Context) ([]string, error) {
-	return e.idx.Namespaces(ctx)
+	return e.ops.Namespaces(ctx)
 }
 
-func (e *env) Describe(ctx context.Context, id string, level tooldocs.DetailLevel) (tooldocs.Doc, error) {
-	if err := e.runner.Authorize(ctx, id, e.callOptions()); err != nil {
-		return tooldocs.Doc{}, err
-	}
-	return e.docs.Describe(ctx, id, level)
+func (e *env) Describe(ctx context.Context, req toolops.DescribeRequest) (tooldocs.Doc, error) {
+	return e.ops.Describe(ctx, req)
 }
 
-func (e *env) Examples(ctx context.Context, id string, limit int) ([]tooldocs.Example, error) {
-	if err := e.runner.Authorize(ctx, id, e.callOptions()); err != nil {
-		return nil, err
-	}
-	return e.docs.Examples(ctx, id, limit)
+func (e *env) Examples(ctx context.Context, req toolops.ExamplesRequest) ([]tooldocs.Example, error) {
+	return e.ops.Examples(ctx, req)
 }
 
 func (e *env) Run(ctx context.Context, id string, args map[string]any) (any, error) {
@@ -201,7 +164,7 @@ func (e *env) Run(ctx context.Context, id string, args map[string]any) (any, err
 		e.record(entry, begin, nil, err)
 		return nil, err
 	}
-	res, err := e.runner.Run(ctx, id, args, e.callOptions())
+	res, err := e.ops.Run(ctx, toolops.RunRequest{ID: id, Args: args})
 	e.release()
 	if err == nil && res.ToolError != nil {
 		err = res.ToolError
@@ -213,10 +176,7 @@ func (e *env) Run(ctx context.Context, id string, args map[string]any) (any, err
 	return res.Structured, nil
 }
 
-func (e *env) Chain(ctx context.Context, steps []ChainStep) ([]any, error) {
-	if len(steps) == 0 {
-		return nil, errors.Errorf(errors.InvalidArgument, "chain: no steps")
-	}
+func (e *env) Chain(ctx context.Context, steps []toolops.ChainStep) ([]any, error) {
 	if len(steps) > e.limits.ChainSteps {
 		return nil, e.exceed(LimitChainSteps, e.limits.ChainSteps)
 	}
@@ -224,15 +184,11 @@ func (e *env) Chain(ctx context.Context, steps []ChainStep) ([]any, error) {
 		return nil, e.exceed(LimitToolCalls, e.limits.ToolCalls)
 	}
 	chain := int(e.chains.Add(1))
-	run := make([]toolrun.ChainStep, len(steps))
-	for i, s := range steps {
-		run[i] = toolrun.ChainStep{ToolID: s.ToolID, Args: s.Args, UsePrevious: s.UsePrevious, PreviousKey: s.PreviousKey, Options: e.callOptions()}
-	}
 	begin := time.Now()
 	if err := e.acquire(ctx); err != nil {
 		return nil, err
 	}
-	results, err := e.runner.RunChain(ctx, run)
+	results, err := e.ops.Chain(ctx, toolops.ChainRequest{Steps: steps})
 	e.release()
 	out := make([]any, 0, len(results))
 	offset := begin.Sub(e.start)

@@ -67,7 +67,7 @@ func BenchmarkGateway(b *testing.B) {
 		require.NoError(b, err)
 		engine, err := rt.Engine(toolruntime.Dev, "javascript")
 		require.NoError(b, err)
-		x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(engine))
+		x := toolcode.New(f.Ops, toolcode.WithEngine(engine))
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := x.Execute(context.Background(), toolcode.ExecuteParams{Code: "return 1;"}); err != nil {
@@ -97,7 +97,7 @@ func (e toolsEngine) Execute(_ context.Context, p toolcode.Program) (json.RawMes
 // with limits high enough for any number of calls.
 func withTools(b *testing.B, f *toolcodetest.Fixture, use func(toolcode.Tools)) {
 	b.Helper()
-	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(toolsEngine{use: use}),
+	x := toolcode.New(f.Ops, toolcode.WithEngine(toolsEngine{use: use}),
 		toolcode.WithLimits(toolcode.Limits{ToolCalls: 1 << 30, OutputBytes: 1 << 30}))
 	_, err := x.Execute(context.Background(), toolcode.ExecuteParams{Language: "bench", Code: "-"})
 	require.NoError(b, err)

@@ -38,7 +38,7 @@
 //		toolruntime.WithBackend(toolruntime.Standard, proc),
 //	)
 //	engine, err := rt.Engine(toolruntime.Standard, "typescript")
-//	x := toolcode.New(idx, docs, runner, toolcode.WithEngine(engine))
+//	x := toolcode.New(ops, toolcode.WithEngine(engine))
 //
 // # How to add a backend
 //

@@ -8,6 +8,7 @@ import (
 	"github.com/metatools-go/metatools/toolcode/javascript"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolruntime"
 	"github.com/metatools-go/metatools/toolruntime/inprocess"
@@ -51,7 +52,11 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	x := toolcode.New(idx, nil, runner, toolcode.WithEngine(engine))
+	ops, err := toolops.New(idx, nil, runner)
+	if err != nil {
+		panic(err)
+	}
+	x := toolcode.New(ops, toolcode.WithEngine(engine))
 	res, err := x.Execute(ctx, toolcode.ExecuteParams{Code: `(await tools.math.add({a: 2, b: 3})).sum`})
 	if err != nil {
 		panic(err)

@@ -8,6 +8,7 @@ replace (
 	github.com/metatools-go/metatools/tooldocs => ../tooldocs
 	github.com/metatools-go/metatools/toolindex => ../toolindex
 	github.com/metatools-go/metatools/toolmodel => ../toolmodel
+	github.com/metatools-go/metatools/toolops => ../toolops
 	github.com/metatools-go/metatools/toolrun => ../toolrun
 )
 
@@ -17,6 +18,7 @@ require (
 	github.com/metatools-go/metatools/tooldocs v0.0.0
 	github.com/metatools-go/metatools/toolindex v0.0.0
 	github.com/metatools-go/metatools/toolmodel v0.0.0
+	github.com/metatools-go/metatools/toolops v0.0.0
 	github.com/metatools-go/metatools/toolrun v0.0.0
 	github.com/stretchr/testify v1.12.1
 	github.com/tetratelabs/wazero v1.12.0

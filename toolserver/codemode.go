@@ -14,10 +14,7 @@ import (
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/toolcode/javascript"
-	"github.com/metatools-go/metatools/tooldocs"
-	"github.com/metatools-go/metatools/toolindex"
-	"github.com/metatools-go/metatools/toolmodel"
-	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolops"
 )
 
 // ToolExecuteCode is the name of the code-mode meta-tool (see
@@ -64,10 +61,10 @@ func WithCodeMode(cfg CodeMode) Option {
 	return func(s *Server) { s.codeMode = &cfg }
 }
 
-// NewCodeExecutor returns the executor execute_code runs programs with: over
-// the tools of idx, documented by docs, run by runner, with cfg's engines,
-// timeout and limits. The metatools command runs `exec` with it.
-func NewCodeExecutor(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, cfg CodeMode) *toolcode.Executor {
+// NewCodeExecutor returns the executor execute_code runs programs with:
+// its programs call the operations ops, with cfg's engines, timeout and
+// limits. The metatools command runs `exec` with it.
+func NewCodeExecutor(ops *toolops.Service, cfg CodeMode) *toolcode.Executor {
 	engines := cfg.Engines
 	if engines == nil {
 		engines = []toolcode.Engine{javascript.New(), javascript.NewTypeScript()}
@@ -79,7 +76,7 @@ func NewCodeExecutor(idx toolindex.Index, docs tooldocs.Describer, runner *toolr
 	for _, e := range engines {
 		opts = append(opts, toolcode.WithEngine(e))
 	}
-	return toolcode.New(idx, docs, runner, opts...)
+	return toolcode.New(ops, opts...)
 }
 
 // languageAliases are the short names people and models write for the
@@ -156,7 +153,7 @@ func (s *Server) addCodeMode() {
 	if s.codeMode == nil {
 		return
 	}
-	s.code = NewCodeExecutor(s.index, s.docs, s.runner, *s.codeMode)
+	s.code = NewCodeExecutor(s.ops, *s.codeMode)
 	var languages []any
 	for _, l := range CodeLanguages(s.code.Engines()) {
 		languages = append(languages, l)
@@ -241,22 +238,4 @@ func executeText(out executeOutput) string {
 		fmt.Fprintf(&b, "\n%d tool calls, %d failed", len(out.Trace), failed)
 	}
 	return b.String()
-}
-
-// declaration returns the TypeScript declarations of tools, rendered with
-// opts: from the documentation store when it can render them, else from
-// the tools' definitions in the index.
-func (s *Server) declaration(ctx context.Context, opts tooldocs.TypeScriptOptions, ids ...string) (string, error) {
-	if d, ok := s.docs.(tooldocs.Declarer); ok {
-		return d.TypeScript(ctx, ids, opts)
-	}
-	tools := make([]toolmodel.Tool, 0, len(ids))
-	for _, id := range ids {
-		tool, _, err := s.index.Get(ctx, id)
-		if err != nil {
-			return "", err
-		}
-		tools = append(tools, tool)
-	}
-	return tooldocs.TypeScript(tools, opts)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolserver"
 )
@@ -161,7 +162,11 @@ func livemcpServer(t *testing.T, tools []toolmodel.Tool, records int, opts ...to
 		toolrun.WithIndex(idx))
 	docs := tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(idx)))
 	opts = append([]toolserver.Option{toolserver.WithLogger(slog.New(slog.DiscardHandler))}, opts...)
-	return connect(t, toolserver.New(idx, docs, runner, opts...), nil)
+	ops, err := toolops.New(idx, docs, runner)
+	require.NoError(t, err)
+	srv, err := toolserver.New(ops, opts...)
+	require.NoError(t, err)
+	return connect(t, srv, nil)
 }
 
 // listBytes is the size of a session's tools/list answer.

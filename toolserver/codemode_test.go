@@ -219,12 +219,13 @@ func TestExecuteCodeAppliesThePolicy(t *testing.T) {
 
 	res := call(t, cs, toolserver.ToolExecuteCode, map[string]any{"code": `await tools.github.create_issue({title: "x"})`})
 	e := wireError(t, res)
-	assert.Equal(t, errors.PermissionDenied, e.Code, text(res))
+	assert.Equal(t, errors.NotFound, e.Code, "a denied tool is unknown to a program: %s", text(res))
+	assert.NotContains(t, text(res), "denied", "nor that a policy hides it")
 	trace, _ := res.Meta[toolserver.MetaTraceKey].([]any)
 	require.Len(t, trace, 1)
 
 	// A refused tool is not offered to a program either, and a program
-	// that catches the refusal goes on.
+	// that catches the answer goes on.
 	res = call(t, cs, toolserver.ToolExecuteCode, map[string]any{"code": `
 		const ids = (await tools.search("github", 10)).map((t) => t.id);
 		let refused = "";
@@ -233,7 +234,7 @@ func TestExecuteCodeAppliesThePolicy(t *testing.T) {
 	require.False(t, res.IsError, text(res))
 	var out executeResult
 	structured(t, res, &out)
-	assert.JSONEq(t, `{"ids":["github:search_code"],"refused":"permission_denied","code":"main.go"}`, string(out.Value))
+	assert.JSONEq(t, `{"ids":["github:search_code"],"refused":"not_found","code":"main.go"}`, string(out.Value))
 }
 
 func TestDescribeToolTypeScript(t *testing.T) {

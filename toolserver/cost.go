@@ -12,6 +12,7 @@ import (
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 )
 
@@ -62,8 +63,8 @@ func MeasureContextCost(ctx context.Context, tools []toolmodel.Tool, query strin
 	if len(tools) == 0 {
 		return ContextCost{}, errors.Errorf(errors.InvalidArgument, "no tools to measure")
 	}
-	if limit < 1 || limit > toolindex.MaxPageSize {
-		return ContextCost{}, errors.Errorf(errors.InvalidArgument, "the search limit must be 1 to %d, not %d", toolindex.MaxPageSize, limit)
+	if limit < 1 || limit > toolops.MaxSearchResults {
+		return ContextCost{}, errors.Errorf(errors.InvalidArgument, "the search limit must be 1 to %d, not %d", toolops.MaxSearchResults, limit)
 	}
 	idx := toolindex.New()
 	regs := make([]toolindex.Registration, len(tools))
@@ -76,10 +77,17 @@ func MeasureContextCost(ctx context.Context, tools []toolmodel.Tool, query strin
 	}
 	docs := tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(idx)))
 	runner := toolrun.New(toolrun.NewExecutorRegistry(nil), toolrun.WithIndex(idx))
+	ops, err := toolops.New(idx, docs, runner)
+	if err != nil {
+		return ContextCost{}, err
+	}
 	out := ContextCost{Tools: len(tools)}
 
 	quiet := WithLogger(slog.New(slog.DiscardHandler))
-	classic := New(idx, docs, runner, WithPassthrough("*"), quiet)
+	classic, err := New(ops, WithPassthrough("*"), quiet)
+	if err != nil {
+		return out, err
+	}
 	defer classic.Close()
 	listed, err := listAll(ctx, classic)
 	if err != nil {
@@ -97,7 +105,10 @@ func MeasureContextCost(ctx context.Context, tools []toolmodel.Tool, query strin
 		return out, err
 	}
 
-	meta := New(idx, docs, runner, quiet)
+	meta, err := New(ops, quiet)
+	if err != nil {
+		return out, err
+	}
 	defer meta.Close()
 	session, closeSession, err := inMemorySession(ctx, meta)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolserver"
 )
@@ -61,7 +62,14 @@ func ExampleNew() {
 		toolmodel.BackendLocal: local,
 	}), toolrun.WithIndex(idx))
 
-	srv := toolserver.New(idx, docs, runner)
+	ops, err := toolops.New(idx, docs, runner)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv, err := toolserver.New(ops)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
 
 	// A client session over an in-memory transport; ServeStdio or

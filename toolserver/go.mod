@@ -12,6 +12,7 @@ require (
 	github.com/metatools-go/metatools/tooldocs v0.0.0
 	github.com/metatools-go/metatools/toolindex v0.0.0
 	github.com/metatools-go/metatools/toolmodel v0.0.0
+	github.com/metatools-go/metatools/toolops v0.0.0
 	github.com/metatools-go/metatools/toolrun v0.0.0
 	github.com/metatools-go/metatools/toolrun/grpcexec v0.0.0
 	github.com/metatools-go/metatools/toolrun/httpexec v0.0.0
@@ -147,6 +148,7 @@ replace (
 	github.com/metatools-go/metatools/tooldocs => ../tooldocs
 	github.com/metatools-go/metatools/toolindex => ../toolindex
 	github.com/metatools-go/metatools/toolmodel => ../toolmodel
+	github.com/metatools-go/metatools/toolops => ../toolops
 	github.com/metatools-go/metatools/toolrun => ../toolrun
 	github.com/metatools-go/metatools/toolrun/grpcexec => ../toolrun/grpcexec
 	github.com/metatools-go/metatools/toolrun/httpexec => ../toolrun/httpexec

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metatools-go/metatools/errors"
-	"github.com/metatools-go/metatools/toolserver"
+	"github.com/metatools-go/metatools/toolops"
 )
 
 // chainOf returns n run_chain steps that each create an issue with a
@@ -27,36 +27,39 @@ func chainOf(n, titleBytes int) []any {
 
 func TestRunChainRefusesMoreStepsThanTheLimit(t *testing.T) {
 	cs := connect(t, newCatalogue(t).server(), nil)
-	res := call(t, cs, "run_chain", map[string]any{"steps": chainOf(toolserver.DefaultMaxChainSteps+1, 1)})
+	steps := toolops.DefaultLimits.ChainSteps
+	res := call(t, cs, "run_chain", map[string]any{"steps": chainOf(steps+1, 1)})
 	require.True(t, res.IsError, "the chain is refused with a tool error")
-	assert.Contains(t, text(res), fmt.Sprintf("run_chain has %d steps, the limit is %d", toolserver.DefaultMaxChainSteps+1, toolserver.DefaultMaxChainSteps))
-	assert.Contains(t, text(res), "WithMaxChainSteps")
+	assert.Contains(t, text(res), fmt.Sprintf("the chain has %d steps, the limit is %d", steps+1, steps))
 	assert.Contains(t, text(res), "limits.chainSteps")
 	assert.Nil(t, res.StructuredContent, "no step ran")
 	assert.Equal(t, errors.InvalidArgument, metaError(t, res).Code)
 
-	res = call(t, cs, "run_chain", map[string]any{"steps": chainOf(toolserver.DefaultMaxChainSteps, 1)})
+	res = call(t, cs, "run_chain", map[string]any{"steps": chainOf(steps, 1)})
 	assert.False(t, res.IsError, "a chain at the limit runs: %s", text(res))
 
-	cs = connect(t, newCatalogue(t).server(toolserver.WithMaxChainSteps(2)), nil)
+	c := newCatalogue(t)
+	c.opsOptions = []toolops.Option{toolops.WithLimits(toolops.Limits{ChainSteps: 2})}
+	cs = connect(t, c.server(), nil)
 	res = call(t, cs, "run_chain", map[string]any{"steps": chainOf(3, 1)})
-	assert.Contains(t, text(res), "run_chain has 3 steps, the limit is 2")
+	assert.Contains(t, text(res), "the chain has 3 steps, the limit is 2")
 }
 
 func TestMetaToolAnswersAreBounded(t *testing.T) {
-	cs := connect(t, newCatalogue(t).server(toolserver.WithMaxAnswerBytes(10_000)), nil)
+	c := newCatalogue(t)
+	c.opsOptions = []toolops.Option{toolops.WithLimits(toolops.Limits{AnswerBytes: 10_000})}
+	cs := connect(t, c.server(), nil)
 	res := call(t, cs, "run_chain", map[string]any{"steps": chainOf(4, 2_000)})
 	require.True(t, res.IsError, "an answer over the limit is refused")
-	assert.Contains(t, text(res), "the answer of run_chain is")
+	assert.Contains(t, text(res), "run_chain: the answer is")
 	assert.Contains(t, text(res), "the limit is 10000 bytes")
-	assert.Contains(t, text(res), "WithMaxAnswerBytes")
 	assert.Contains(t, text(res), "limits.answerBytes")
 	assert.Equal(t, errors.ResourceExhausted, metaError(t, res).Code)
 	assert.Nil(t, res.StructuredContent)
 
 	res = call(t, cs, "run_tool", map[string]any{"id": "github:create_issue", "args": map[string]any{"title": strings.Repeat("t", 6_000)}})
 	require.True(t, res.IsError, "every meta-tool's answer is bounded")
-	assert.Contains(t, text(res), "the answer of run_tool is")
+	assert.Contains(t, text(res), "run_tool: the answer is")
 
 	res = call(t, cs, "run_chain", map[string]any{"steps": chainOf(2, 100)})
 	assert.False(t, res.IsError, "a small answer passes: %s", text(res))

@@ -12,21 +12,19 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/tooldocs"
-	"github.com/metatools-go/metatools/toolindex"
-	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolrun/mcpexec"
 )
 
 // The names of the meta-tools.
 const (
-	ToolSearch       = "search_tools"
-	ToolNamespaces   = "list_namespaces"
-	ToolDescribe     = "describe_tool"
-	ToolExamples     = "list_tool_examples"
-	ToolRun          = "run_tool"
-	ToolRunChain     = "run_chain"
-	maxSearchResults = 50
+	ToolSearch     = "search_tools"
+	ToolNamespaces = "list_namespaces"
+	ToolDescribe   = "describe_tool"
+	ToolExamples   = "list_tool_examples"
+	ToolRun        = "run_tool"
+	ToolRunChain   = "run_chain"
 )
 
 // MetaErrorKey is the _meta key of a tool error result that carries the
@@ -39,7 +37,7 @@ const MetaErrorKey = "dev.metatools/error"
 type searchInput struct {
 	Query     string `json:"query" jsonschema:"what you need a tool for, in a few words (empty lists the catalogue)"`
 	Namespace string `json:"namespace,omitempty" jsonschema:"only tools of this namespace (see list_namespaces)"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"how many tools to return (default 5)"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"how many tools to return (default: the server's, 5 unless configured)"`
 	Cursor    string `json:"cursor,omitempty" jsonschema:"nextCursor of a previous answer, for more results"`
 }
 
@@ -63,8 +61,8 @@ type searchOutput struct {
 type namespacesInput struct{}
 
 type namespacesOutput struct {
-	Namespaces []string         `json:"namespaces"`
-	Upstreams  []UpstreamStatus `json:"upstreams,omitempty"`
+	Namespaces []string           `json:"namespaces"`
+	Upstreams  []toolops.Upstream `json:"upstreams,omitempty"`
 }
 
 type describeInput struct {
@@ -149,7 +147,7 @@ func (s *Server) addMetaTools() {
 		Description: searchDescription},
 		func(in, out *jsonschema.Schema) {
 			in.Properties["limit"].Minimum = new(float64)
-			in.Properties["limit"].Maximum = jsonschema.Ptr(float64(maxSearchResults))
+			in.Properties["limit"].Maximum = jsonschema.Ptr(float64(toolops.MaxSearchResults))
 			if s.codeMode == nil {
 				// Without code mode no answer carries declarations.
 				delete(out.Properties, "typescript")
@@ -190,7 +188,7 @@ func (s *Server) addMetaTools() {
 	addMetaTool[chainInput, chainOutput](s, &mcp.Tool{Name: ToolRunChain, Title: "Run tools in sequence",
 		Description: "Run several tools one after the other. A step argument {\"$previous\": \"/text\"} takes the member text " +
 			"of the previous step's result (a JSON pointer; \"\" for all of it); a step with usePrevious receives the whole result " +
-			fmt.Sprintf("under previousKey. Stops at the first failure unless continueOnError is set. At most %d steps.", s.maxChainSteps)},
+			fmt.Sprintf("under previousKey. Stops at the first failure unless continueOnError is set. At most %d steps.", s.ops.Limits().ChainSteps)},
 		nil, s.runChain)
 }
 
@@ -235,27 +233,27 @@ func addMetaTool[In, Out any](s *Server, tool *mcp.Tool, adjust func(in, out *js
 }
 
 // boundAnswer returns res, or a tool error in its place when res is
-// larger than the answer limit: the size is that of its structured
-// content as JSON plus its text contents, what the client has to read.
+// larger than the answer limit of the operations: the size is that of its
+// structured content as JSON plus its text contents, what the client has
+// to read.
 func (s *Server) boundAnswer(tool string, res *mcp.CallToolResult) *mcp.CallToolResult {
+	limit := s.ops.Limits().AnswerBytes
 	size := 0
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
 			size += len(tc.Text)
 		}
 	}
-	if size <= s.maxAnswerBytes && res.StructuredContent != nil {
+	if size <= limit && res.StructuredContent != nil {
 		raw, err := json.Marshal(res.StructuredContent)
 		if err == nil {
 			size += len(raw)
 		}
 	}
-	if size <= s.maxAnswerBytes {
-		return res
+	if err := s.ops.CheckAnswer(tool, size); err != nil {
+		return toolError(err)
 	}
-	return toolError(errors.Errorf(errors.ResourceExhausted,
-		"the answer of %s is %d bytes or more, the limit is %d bytes (option WithMaxAnswerBytes, setting limits.answerBytes): ask for less, such as fewer steps or a narrower query",
-		tool, size, s.maxAnswerBytes))
+	return res
 }
 
 // result returns a successful result: out as structured content, and text
@@ -284,53 +282,16 @@ func compactJSON(v any) string {
 	return string(raw)
 }
 
-// SearchTools answers as search_tools does, without MCP: up to req.Limit
-// (the server's search limit when zero) of the tools the server offers
-// (those its runner's authorization policies do not refuse) that match
-// req.Query, or all of them, in order, when the query is blank; and the
-// cursor of what follows, empty at the end. The metatools command's
-// search and tools use it, so that a terminal sees what an agent sees.
-func (s *Server) SearchTools(ctx context.Context, req toolindex.SearchRequest) (tools []toolindex.Summary, nextCursor string, err error) {
-	limit := req.Limit
-	if limit == 0 {
-		limit = s.searchLimit
-	}
-	if limit < 0 {
-		return nil, "", errors.Opf(ToolSearch, errors.InvalidArgument, "limit %d is negative", limit)
-	}
-	fetch := func(cursor string, limit int) (toolindex.Page, error) {
-		return s.index.Search(ctx, toolindex.SearchRequest{Query: req.Query, Namespace: req.Namespace, Cursor: cursor, Limit: limit})
-	}
-	if strings.TrimSpace(req.Query) == "" {
-		fetch = func(cursor string, limit int) (toolindex.Page, error) {
-			return s.index.List(ctx, toolindex.ListRequest{Namespace: req.Namespace, Cursor: cursor, Limit: limit})
-		}
-	}
-	return s.offeredPage(ctx, fetch, req.Cursor, limit)
-}
-
-// DescribeTool answers as describe_tool does, without MCP: the
-// documentation of a tool at level; a tool the server does not offer is
-// not found, as an unknown one is. The metatools command's describe uses
-// it.
-func (s *Server) DescribeTool(ctx context.Context, id string, level tooldocs.DetailLevel) (tooldocs.Doc, error) {
-	doc, err := s.docs.Describe(ctx, id, level)
-	if err = s.describable(ctx, ToolDescribe, id, err); err != nil {
-		return tooldocs.Doc{}, err
-	}
-	return doc, nil
-}
-
 func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, error) {
-	items, next, err := s.SearchTools(ctx, toolindex.SearchRequest{Query: in.Query, Namespace: in.Namespace, Cursor: in.Cursor, Limit: in.Limit})
+	found, err := s.ops.Search(ctx, toolops.SearchRequest{Query: in.Query, Namespace: in.Namespace, Cursor: in.Cursor, Limit: in.Limit})
 	if err != nil {
 		return toolError(err), nil
 	}
-	out := searchOutput{Tools: make([]toolSummary, len(items)), NextCursor: next}
-	for i, item := range items {
+	out := searchOutput{Tools: make([]toolSummary, len(found.Tools)), NextCursor: found.NextCursor}
+	for i, item := range found.Tools {
 		out.Tools[i] = toolSummary{ID: item.ID, Title: item.Title, Description: item.Description, Tags: item.Tags}
 	}
-	if s.codeMode != nil && len(items) > 0 {
+	if s.codeMode != nil && len(found.Tools) > 0 {
 		out.TypeScript = s.searchDeclarations(ctx, out.Tools)
 	}
 	return result(out, searchText(out)), nil
@@ -347,7 +308,7 @@ func (s *Server) searchDeclarations(ctx context.Context, found []toolSummary) st
 	for i, t := range found {
 		ids[i] = t.ID
 	}
-	decl, err := s.declaration(ctx, tooldocs.TypeScriptOptions{Brief: true, Terse: true}, ids...)
+	decl, err := s.ops.Declare(ctx, toolops.DeclareRequest{IDs: ids, Options: tooldocs.TypeScriptOptions{Brief: true, Terse: true}})
 	if err != nil {
 		s.logger.Warn("search results not declared", "tools", ids, "error", err)
 		return ""
@@ -384,72 +345,44 @@ func searchText(out searchOutput) string {
 	return text.String()
 }
 
-// Namespaces answers as list_namespaces does, without MCP: the
-// namespaces of the catalogue that hold at least one tool the server
-// offers (one its runner's authorization policies do not refuse), sorted.
-// The metatools command's search and tools name them when asked for a
-// namespace that is none of them.
-func (s *Server) Namespaces(ctx context.Context) ([]string, error) {
-	names, err := s.index.Namespaces(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return s.offeredNamespaces(ctx, names)
-}
-
 func (s *Server) namespaces(ctx context.Context, _ *mcp.CallToolRequest, _ namespacesInput) (*mcp.CallToolResult, error) {
-	names, err := s.Namespaces(ctx)
+	names, err := s.ops.Namespaces(ctx)
 	if err != nil {
 		return toolError(err), nil
 	}
-	if names == nil {
-		names = []string{}
-	}
 	out, text := namespacesOutput{Namespaces: names}, strings.Join(names, "\n")
-	if s.upstreamStatus != nil {
-		out.Upstreams = s.upstreamStatus()
-		text += "\n\n" + statusText(out.Upstreams, time.Now())
+	if ups := s.ops.Upstreams(); ups != nil {
+		out.Upstreams = ups
+		text += "\n\n" + toolops.StatusText(ups, time.Now())
 	}
 	return result(out, text), nil
 }
 
 func (s *Server) describe(ctx context.Context, _ *mcp.CallToolRequest, in describeInput) (*mcp.CallToolResult, error) {
-	level := tooldocs.LevelSchema
-	if in.Level != "" {
-		var err error
-		if level, err = tooldocs.ParseDetailLevel(in.Level); err != nil {
-			e := errors.E(errors.InvalidArgument, err)
-			e.Op = ToolDescribe
-			return toolError(e), nil
-		}
-	}
-	doc, err := s.DescribeTool(ctx, in.ID, level)
+	doc, err := s.ops.Describe(ctx, toolops.DescribeRequest{ID: in.ID, Level: in.Level})
 	if err != nil {
 		return toolError(err), nil
 	}
 	if in.Format == "typescript" {
-		decl, err := s.declaration(ctx, tooldocs.TypeScriptOptions{}, in.ID)
+		decl, err := s.ops.Declare(ctx, toolops.DeclareRequest{IDs: []string{in.ID}})
 		if err != nil {
-			return toolError(errors.WithOp(ToolDescribe, err)), nil
+			return toolError(err), nil
 		}
-		return result(describeTS{ID: in.ID, Level: level.String(), TypeScript: decl}, decl), nil
+		return result(describeTS{ID: in.ID, Level: doc.Level.String(), TypeScript: decl}, decl), nil
 	}
 	return result(doc, doc.Markdown()), nil
 }
 
 func (s *Server) examples(ctx context.Context, _ *mcp.CallToolRequest, in examplesInput) (*mcp.CallToolResult, error) {
-	examples, err := s.docs.Examples(ctx, in.ID, in.Limit)
-	if err = s.describable(ctx, ToolExamples, in.ID, err); err != nil {
+	examples, err := s.ops.Examples(ctx, toolops.ExamplesRequest{ID: in.ID, Limit: in.Limit})
+	if err != nil {
 		return toolError(err), nil
-	}
-	if examples == nil {
-		examples = []tooldocs.Example{}
 	}
 	return result(examplesOutput{Examples: examples}, compactJSON(examples)), nil
 }
 
 func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, in runInput) (*mcp.CallToolResult, error) {
-	res, failure := s.runCatalogueTool(ctx, req, in.ID, in.Args, in.Backend)
+	res, failure := s.runCatalogueTool(ctx, req, toolops.RunRequest{ID: in.ID, Args: in.Args, Backend: in.Backend})
 	if failure != nil {
 		return failure, nil
 	}
@@ -463,24 +396,20 @@ func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, in runInput)
 // runCatalogueTool runs a catalogue tool, forwarding progress to the
 // client when it asked for it. When the run fails or the tool reports a
 // failure, it returns the tool error result to send instead.
-func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest, id string, args map[string]any, backend string) (*toolrun.RunResult, *mcp.CallToolResult) {
-	opts := toolrun.CallOptions{Timeout: toolmodel.Duration(s.callTimeout)}
-	if backend != "" {
-		opts.Prefer = []toolrun.SelectHint{{Backend: backend}}
-	}
+func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest, run toolops.RunRequest) (*toolrun.RunResult, *mcp.CallToolResult) {
 	if tok := req.Params.GetProgressToken(); tok != nil {
-		opts.OnProgress = func(p toolrun.Progress) {
+		run.OnProgress = func(p toolrun.Progress) {
 			err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 				ProgressToken: tok, Progress: p.Progress, Total: p.Total, Message: p.Message,
 			})
 			if err != nil {
-				s.logger.Debug("progress not forwarded", "tool", id, "error", err)
+				s.logger.Debug("progress not forwarded", "tool", run.ID, "error", err)
 			}
 		}
 	}
-	res, err := s.runner.Run(onBehalfOf(ctx, req), id, args, opts)
+	res, err := s.ops.Run(onBehalfOf(ctx, req), run)
 	if err != nil {
-		return nil, toolError(s.whileConnecting(err))
+		return nil, toolError(err)
 	}
 	if res.ToolError != nil {
 		return nil, withContent(toolError(res.ToolError), res)
@@ -527,26 +456,14 @@ func nonText(content []mcp.Content) []mcp.Content {
 }
 
 func (s *Server) runChain(ctx context.Context, req *mcp.CallToolRequest, in chainInput) (*mcp.CallToolResult, error) {
-	if len(in.Steps) > s.maxChainSteps {
-		e := errors.Errorf(errors.InvalidArgument, "run_chain has %d steps, the limit is %d (option WithMaxChainSteps, setting limits.chainSteps): split the chain",
-			len(in.Steps), s.maxChainSteps)
-		e.Op = ToolRunChain
-		return toolError(e), nil
-	}
-	steps := make([]toolrun.ChainStep, len(in.Steps))
+	steps := make([]toolops.ChainStep, len(in.Steps))
 	for i, st := range in.Steps {
-		steps[i] = toolrun.ChainStep{ToolID: st.ID, Args: st.Args, UsePrevious: st.UsePrevious, PreviousKey: st.PreviousKey}
+		steps[i] = toolops.ChainStep{ID: st.ID, Args: st.Args, UsePrevious: st.UsePrevious, PreviousKey: st.PreviousKey}
 	}
-	if s.callTimeout > 0 {
-		for i := range steps {
-			steps[i].Options.Timeout = toolmodel.Duration(s.callTimeout)
-		}
+	results, err := s.ops.Chain(onBehalfOf(ctx, req), toolops.ChainRequest{Steps: steps, ContinueOnError: in.ContinueOnError})
+	if err != nil && results == nil {
+		return toolError(err), nil
 	}
-	var opts []toolrun.ChainOption
-	if in.ContinueOnError {
-		opts = append(opts, toolrun.ContinueOnError())
-	}
-	results, err := s.runner.RunChain(onBehalfOf(ctx, req), steps, opts...)
 	out := chainOutput{Steps: make([]stepOutput, len(results))}
 	for i, r := range results {
 		out.Steps[i] = stepOutput{Step: r.Step, ID: r.ToolID}

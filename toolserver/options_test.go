@@ -12,6 +12,8 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
+	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolserver"
 )
 
@@ -25,7 +27,9 @@ func TestImplementationAndInstructions(t *testing.T) {
 }
 
 func TestSearchLimit(t *testing.T) {
-	cs := connect(t, newCatalogue(t).server(toolserver.WithSearchLimit(2)), nil)
+	c := newCatalogue(t)
+	c.opsOptions = []toolops.Option{toolops.WithLimits(toolops.Limits{SearchResults: 2})}
+	cs := connect(t, c.server(), nil)
 	var out struct {
 		Tools      []struct{ ID string }
 		NextCursor string
@@ -45,7 +49,8 @@ func TestCallTimeout(t *testing.T) {
 				<-ctx.Done()
 				return nil, ctx.Err()
 			})
-		cs := connect(t, c.server(toolserver.WithCallTimeout(3*time.Second)), nil)
+		c.runner = toolrun.New(c.registry, toolrun.WithIndex(c.index), toolrun.WithDefaultTimeout(3*time.Second))
+		cs := connect(t, c.server(), nil)
 		start := time.Now()
 		res := call(t, cs, "run_tool", map[string]any{"id": "clock:wait"})
 		assert.Equal(t, 3*time.Second, time.Since(start))
@@ -84,7 +89,7 @@ func TestMeasureContextCost(t *testing.T) {
 
 	for _, limit := range []int{0, -1, 101} {
 		_, err = toolserver.MeasureContextCost(context.Background(), tools, "record", limit)
-		require.ErrorContains(t, err, fmt.Sprintf("the search limit must be 1 to 100, not %d", limit))
+		require.ErrorContains(t, err, fmt.Sprintf("the search limit must be 1 to 50, not %d", limit))
 		assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
 	}
 	_, err = toolserver.MeasureContextCost(context.Background(), nil, "record", 5)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 )
 
@@ -26,14 +27,14 @@ func (s *Server) passthroughName(id string) string {
 // exposePassthrough exposes every catalogue tool that matches the
 // passthrough patterns; later changes arrive through passthroughChanged.
 func (s *Server) exposePassthrough(ctx context.Context) {
-	req := toolindex.ListRequest{Limit: toolindex.MaxPageSize}
+	req := toolops.SearchRequest{Limit: toolops.MaxSearchResults}
 	for {
-		page, err := s.index.List(ctx, req)
+		page, err := s.ops.Search(ctx, req)
 		if err != nil {
 			s.logger.Error("passthrough: list the catalogue", "error", err)
 			return
 		}
-		for _, item := range page.Items {
+		for _, item := range page.Tools {
 			s.expose(ctx, item.ID)
 		}
 		if page.NextCursor == "" {
@@ -61,14 +62,14 @@ func (s *Server) passthroughChanged(ctx context.Context, ev toolindex.ChangeEven
 }
 
 // expose adds or updates the passthrough tool of a catalogue tool, when
-// its ID matches the patterns and its MCP name is free.
+// it is offered, its ID matches the patterns and its MCP name is free.
 func (s *Server) expose(ctx context.Context, id string) {
 	call := &toolrun.Call{}
 	var err error
-	if call.Tool, _, err = s.index.Get(ctx, id); err != nil {
-		return // removed meanwhile: its removal event follows
+	if call.Tool, err = s.ops.Definition(ctx, id); err != nil {
+		return // not offered, or removed meanwhile: its removal event follows
 	}
-	if (toolrun.AllowDeny{Allow: s.passthrough}).Authorize(ctx, call) != nil || !s.offered(ctx, id) {
+	if (toolrun.AllowDeny{Allow: s.passthrough}).Authorize(ctx, call) != nil {
 		return
 	}
 	s.mu.Lock()
@@ -108,7 +109,7 @@ func (s *Server) passthroughHandler(id string) mcp.ToolHandler {
 				return toolError(e), nil
 			}
 		}
-		res, failure := s.runCatalogueTool(ctx, req, id, args, "")
+		res, failure := s.runCatalogueTool(ctx, req, toolops.RunRequest{ID: id, Args: args})
 		if failure != nil {
 			return failure, nil
 		}

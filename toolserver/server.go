@@ -13,10 +13,9 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolcode"
-	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
-	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolops"
 )
 
 // Server is an MCP server that puts a whole tool catalogue behind a few
@@ -32,20 +31,15 @@ import (
 //
 // A Server is safe for concurrent use by any number of sessions.
 type Server struct {
-	index  toolindex.Index
-	docs   tooldocs.Describer
-	runner *toolrun.Runner
+	// ops are the operations every meta-tool, passthrough tool and code
+	// mode's programs call: the server adds no policy, default or check
+	// of its own.
+	ops    *toolops.Service
 	logger *slog.Logger
 
 	impl         *mcp.Implementation
 	instructions string
 	passthrough  []string
-	searchLimit  int
-	callTimeout  time.Duration
-	// maxChainSteps and maxAnswerBytes bound run_chain and the answer of
-	// every meta-tool.
-	maxChainSteps  int
-	maxAnswerBytes int
 	// shutdownTimeout bounds the wait for running calls once the stdio
 	// client has closed its input.
 	shutdownTimeout time.Duration
@@ -61,9 +55,8 @@ type Server struct {
 	agg              *aggregator
 	metaTools        map[string]bool // the meta-tools' names
 	// codeMode configures execute_code (nil: off), run by code.
-	codeMode       *CodeMode
-	code           *toolcode.Executor
-	upstreamStatus func() []UpstreamStatus
+	codeMode *CodeMode
+	code     *toolcode.Executor
 
 	mu          sync.Mutex
 	exposed     map[string]string // passthrough MCP name -> tool ID
@@ -113,53 +106,6 @@ func WithPassthrough(patterns ...string) Option {
 	return func(s *Server) { s.passthrough = append(s.passthrough, patterns...) }
 }
 
-// WithSearchLimit sets the default number of results of search_tools; the
-// default is 5.
-func WithSearchLimit(n int) Option {
-	return func(s *Server) { s.searchLimit = max(n, 1) }
-}
-
-// WithCallTimeout bounds each tool call made through run_tool, run_chain
-// or a passthrough tool; by default the runner's own default timeout
-// does (toolrun.WithDefaultTimeout).
-func WithCallTimeout(d time.Duration) Option {
-	return func(s *Server) { s.callTimeout = d }
-}
-
-// Defaults of the limits of the meta-tools.
-const (
-	// DefaultMaxChainSteps is the default most steps of one run_chain call.
-	DefaultMaxChainSteps = 32
-	// DefaultMaxAnswerBytes is the default most bytes of one meta-tool
-	// answer (its structured content and its text together).
-	DefaultMaxAnswerBytes = 8 << 20
-)
-
-// WithMaxChainSteps sets the most steps of one run_chain call; a longer
-// chain is refused with a tool error of code [errors.InvalidArgument]
-// before any step runs.
-// The default is [DefaultMaxChainSteps]; n < 1 keeps the default.
-func WithMaxChainSteps(n int) Option {
-	return func(s *Server) {
-		if n > 0 {
-			s.maxChainSteps = n
-		}
-	}
-}
-
-// WithMaxAnswerBytes sets the most bytes of one meta-tool answer: its
-// structured content as JSON and its text contents together. A larger
-// answer is replaced by a tool error of code [errors.ResourceExhausted]
-// that names the limit. The default is [DefaultMaxAnswerBytes]; n < 1
-// keeps the default.
-func WithMaxAnswerBytes(n int) Option {
-	return func(s *Server) {
-		if n > 0 {
-			s.maxAnswerBytes = n
-		}
-	}
-}
-
 // DefaultInstructions tell a model how to use the meta-tools.
 const DefaultInstructions = `This server gives access to a large catalogue of tools through a few meta-tools.
 1. search_tools: find tools for a task with a short natural-language query.
@@ -167,24 +113,29 @@ const DefaultInstructions = `This server gives access to a large catalogue of to
 3. run_tool: run a tool by ID with arguments that follow its input schema.
 run_chain runs several tools in sequence, passing each result to the next; list_namespaces and list_tool_examples help to browse.`
 
-// New returns a server over a catalogue: tools in idx, their documentation
-// in docs, executed by runner. The runner should resolve tools in idx.
-func New(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, opts ...Option) *Server {
+// New returns a server whose meta-tools answer with the operations ops:
+// what the catalogue holds, what a client is offered, the defaults and
+// limits of every answer are those of ops.
+//
+// It fails with code [errors.Conflict] when a tool or prompt of an
+// upstream that keeps its names ([Upstream.KeepNames]) has the name of a
+// meta-tool, of another upstream's or of another passed-through tool: the
+// name would stay with the first. Clashes that appear later, when
+// upstreams change, are logged only.
+func New(ops *toolops.Service, opts ...Option) (*Server, error) {
+	if ops == nil {
+		return nil, errors.Opf("toolserver.New", errors.InvalidArgument, "no operations to serve")
+	}
 	s := &Server{
-		index:          idx,
-		docs:           docs,
-		runner:         runner,
-		logger:         slog.Default(),
-		impl:           &mcp.Implementation{Name: "metatools", Version: toolmodel.ModuleVersion(pkgPath)},
-		instructions:   DefaultInstructions,
-		searchLimit:    5,
-		maxChainSteps:  DefaultMaxChainSteps,
-		maxAnswerBytes: DefaultMaxAnswerBytes,
-		validator:      toolmodel.NewValidator(),
-		exposed:        map[string]string{},
-		keepNames:      map[string]bool{},
-		metaTools:      map[string]bool{},
-		building:       true,
+		ops:          ops,
+		logger:       slog.Default(),
+		impl:         &mcp.Implementation{Name: "metatools", Version: toolmodel.ModuleVersion(pkgPath)},
+		instructions: DefaultInstructions,
+		validator:    toolmodel.NewValidator(),
+		exposed:      map[string]string{},
+		keepNames:    map[string]bool{},
+		metaTools:    map[string]bool{},
+		building:     true,
 	}
 	for _, opt := range opts {
 		opt(s)
@@ -204,7 +155,7 @@ func New(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, o
 	s.mcp = mcp.NewServer(s.impl, mcpOpts)
 	s.addMetaTools()
 	s.addCodeMode()
-	s.unsubscribe = idx.OnChange(s.catalogueChanged)
+	s.unsubscribe = ops.Index().OnChange(s.catalogueChanged)
 	if len(s.passthrough) > 0 {
 		s.exposePassthrough(context.Background())
 	}
@@ -213,25 +164,13 @@ func New(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, o
 	}
 	s.clashMu.Lock()
 	s.building = false
+	clashes := s.clashes
 	s.clashMu.Unlock()
-	return s
-}
-
-// Err reports the name clashes found while [New] built the server, with
-// code [errors.Conflict]: a tool or prompt of an upstream that keeps its
-// names ([Upstream.KeepNames]) whose name a meta-tool, another upstream or
-// another passed-through tool also has. The name stays with the first
-// (the meta-tool, or the first upstream); the other is not exposed. A
-// caller that wants a clash to stop start-up checks Err after New, as the
-// metatools command does. Clashes that appear later, when upstreams
-// change, are logged only.
-func (s *Server) Err() error {
-	s.clashMu.Lock()
-	defer s.clashMu.Unlock()
-	if len(s.clashes) == 0 {
-		return nil
+	if len(clashes) > 0 {
+		s.Close()
+		return nil, errors.E(errors.Conflict, errors.Join(clashes...))
 	}
-	return errors.E(errors.Conflict, errors.Join(s.clashes...))
+	return s, nil
 }
 
 // clash records a name clash found while New builds the server.
@@ -242,6 +181,9 @@ func (s *Server) clash(msg string) {
 		s.clashes = append(s.clashes, errors.New(msg))
 	}
 }
+
+// Operations returns the operations the server answers with.
+func (s *Server) Operations() *toolops.Service { return s.ops }
 
 // MCPServer returns the underlying go-sdk server, to connect it to any
 // transport.

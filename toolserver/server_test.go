@@ -19,18 +19,22 @@ import (
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolserver"
 )
 
 // catalogue is a small catalogue behind a toolserver.Server.
 type catalogue struct {
+	t        testing.TB
 	index    *toolindex.MemoryIndex
 	docs     *tooldocs.Store
 	local    *toolrun.LocalExecutor
 	registry *toolrun.ExecutorRegistry
 	runner   *toolrun.Runner
-	logs     *syncBuffer
+	// opsOptions configure the operations of the servers built over it.
+	opsOptions []toolops.Option
+	logs       *syncBuffer
 }
 
 type syncBuffer struct {
@@ -52,7 +56,7 @@ func (b *syncBuffer) String() string {
 
 func newCatalogue(t testing.TB) *catalogue {
 	t.Helper()
-	c := &catalogue{index: toolindex.New(), local: toolrun.NewLocalExecutor(), logs: &syncBuffer{}}
+	c := &catalogue{t: t, index: toolindex.New(), local: toolrun.NewLocalExecutor(), logs: &syncBuffer{}}
 	c.docs = tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(c.index)))
 	provider := toolrun.NewProviderExecutor()
 	provider.Register("jobs", toolrun.ProviderFunc(func(_ context.Context, _ string, call *toolrun.Call) (toolrun.Output, error) {
@@ -109,9 +113,23 @@ func (c *catalogue) add(t testing.TB, toolJSON string, fn toolrun.LocalFunc) {
 	require.NoError(t, c.index.Register(context.Background(), toolindex.Registration{Tool: tool, Backend: toolrun.LocalBackendFor(tool.ID())}))
 }
 
+// ops returns the operations over the catalogue, with c.opsOptions.
+func (c *catalogue) ops() *toolops.Service {
+	ops, err := toolops.New(c.index, c.docs, c.runner, c.opsOptions...)
+	require.NoError(c.t, err)
+	return ops
+}
+
 func (c *catalogue) server(opts ...toolserver.Option) *toolserver.Server {
+	s, err := c.newServer(opts...)
+	require.NoError(c.t, err)
+	return s
+}
+
+// newServer builds a server over the catalogue, logging to c.logs.
+func (c *catalogue) newServer(opts ...toolserver.Option) (*toolserver.Server, error) {
 	logger := slog.New(slog.NewTextHandler(c.logs, nil))
-	return toolserver.New(c.index, c.docs, c.runner, append([]toolserver.Option{toolserver.WithLogger(logger)}, opts...)...)
+	return toolserver.New(c.ops(), append([]toolserver.Option{toolserver.WithLogger(logger)}, opts...)...)
 }
 
 // connect returns a client session to s over an in-memory transport.
@@ -357,7 +375,7 @@ func TestRunTool(t *testing.T) {
 	}{
 		{"tool failure", map[string]any{"id": "fs:read_file", "args": map[string]any{"path": "/etc/shadow"}}, errors.Execution, toolrun.OpExecute, "permission denied by the OS"},
 		{"arguments refused by the tool's schema", map[string]any{"id": "github:create_issue", "args": map[string]any{}}, errors.Validation, toolrun.OpValidateInput, "/title: required property is missing"},
-		{"unknown tool", map[string]any{"id": "github:nope"}, errors.NotFound, toolrun.OpResolve, `no tool "github:nope"`},
+		{"unknown tool", map[string]any{"id": "github:nope"}, errors.NotFound, toolops.OpRun, "no tool with this ID"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

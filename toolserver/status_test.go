@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/metatools-go/metatools/errors"
-	"github.com/metatools-go/metatools/toolserver"
+	"github.com/metatools-go/metatools/toolops"
 )
 
 // TestUnknownToolWhileUpstreamsConnect checks that an agent asking for a
@@ -16,14 +16,16 @@ import (
 func TestUnknownToolWhileUpstreamsConnect(t *testing.T) {
 	var connecting atomic.Bool
 	connecting.Store(true)
-	status := func() []toolserver.UpstreamStatus {
-		slow := toolserver.UpstreamStatus{Name: "slow", Kind: "mcp", State: toolserver.UpstreamUp}
+	status := func() []toolops.Upstream {
+		slow := toolops.Upstream{Name: "slow", Kind: "mcp", State: toolops.UpstreamUp}
 		if connecting.Load() {
-			slow.State = toolserver.UpstreamConnecting
+			slow.State = toolops.UpstreamConnecting
 		}
-		return []toolserver.UpstreamStatus{{Name: "builtin", Kind: "builtin", State: toolserver.UpstreamUp}, slow}
+		return []toolops.Upstream{{Name: "builtin", Kind: "builtin", State: toolops.UpstreamUp}, slow}
 	}
-	cs := connect(t, newCatalogue(t).server(toolserver.WithUpstreamStatus(status)), nil)
+	c := newCatalogue(t)
+	c.opsOptions = []toolops.Option{toolops.WithUpstreams(status)}
+	cs := connect(t, c.server(), nil)
 	calls := []struct {
 		tool string
 		args map[string]any

@@ -19,7 +19,7 @@ func newJS() toolcode.Engine { return javascript.New() }
 // runner.
 func BenchmarkExecute(b *testing.B) {
 	f := toolcodetest.NewFixture(b)
-	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(newJS()), toolcode.WithEngine(javascript.NewTypeScript()))
+	x := toolcode.New(f.Ops, toolcode.WithEngine(newJS()), toolcode.WithEngine(javascript.NewTypeScript()))
 	ctx := context.Background()
 	b.Run("calls=10", func(b *testing.B) {
 		p := toolcode.ExecuteParams{Code: `let s = 0;
@@ -101,7 +101,7 @@ return r.reduce((s, x) => s + x.sum, 0);`}
 	// The same, each runtime made when its execution starts: no spare
 	// made ahead.
 	b.Run("nospare/calls=0", func(b *testing.B) {
-		fresh := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(javascript.New(javascript.WithSpareRuntimes(0))))
+		fresh := toolcode.New(f.Ops, toolcode.WithEngine(javascript.New(javascript.WithSpareRuntimes(0))))
 		p := toolcode.ExecuteParams{Code: `return 1;`}
 		b.ReportAllocs()
 		for b.Loop() {

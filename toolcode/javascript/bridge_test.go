@@ -13,23 +13,27 @@ import (
 
 	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/tooldocs"
-	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolops"
 )
 
 // echoTools is a Tools whose run returns the arguments it was given.
 type echoTools struct{}
 
-func (echoTools) Search(context.Context, string, int) ([]toolindex.Summary, error) { return nil, nil }
-func (echoTools) Namespaces(context.Context) ([]string, error)                     { return nil, nil }
-func (echoTools) Describe(context.Context, string, tooldocs.DetailLevel) (tooldocs.Doc, error) {
+func (echoTools) Search(context.Context, toolops.SearchRequest) (toolops.SearchResult, error) {
+	return toolops.SearchResult{}, nil
+}
+func (echoTools) Namespaces(context.Context) ([]string, error) { return nil, nil }
+func (echoTools) Describe(context.Context, toolops.DescribeRequest) (tooldocs.Doc, error) {
 	return tooldocs.Doc{}, nil
 }
-func (echoTools) Examples(context.Context, string, int) ([]tooldocs.Example, error) { return nil, nil }
+func (echoTools) Examples(context.Context, toolops.ExamplesRequest) ([]tooldocs.Example, error) {
+	return nil, nil
+}
 func (echoTools) Run(_ context.Context, _ string, args map[string]any) (any, error) {
 	return args, nil
 }
-func (echoTools) Chain(context.Context, []toolcode.ChainStep) ([]any, error) { return nil, nil }
-func (echoTools) Log(context.Context, string) error                          { return nil }
+func (echoTools) Chain(context.Context, []toolops.ChainStep) ([]any, error) { return nil, nil }
+func (echoTools) Log(context.Context, string) error                         { return nil }
 
 func testProgram(t testing.TB, code string) toolcode.Program {
 	t.Helper()

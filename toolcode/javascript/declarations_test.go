@@ -17,6 +17,7 @@ import (
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 )
 
@@ -135,7 +136,9 @@ func TestDeclarationsCallTheirTools(t *testing.T) {
 		tools = append(tools, tool)
 	}
 	runner := toolrun.New(toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{toolmodel.BackendLocal: local}), toolrun.WithIndex(idx))
-	x := toolcode.New(idx, nil, runner, toolcode.WithEngine(javascript.New()), toolcode.WithEngine(javascript.NewTypeScript()))
+	ops, err := toolops.New(idx, nil, runner)
+	require.NoError(t, err)
+	x := toolcode.New(ops, toolcode.WithEngine(javascript.New()), toolcode.WithEngine(javascript.NewTypeScript()))
 
 	decls, err := tooldocs.TypeScript(tools, tooldocs.TypeScriptOptions{})
 	require.NoError(t, err)

@@ -18,7 +18,7 @@ import (
 func newExecutor(t testing.TB, opts ...toolcode.Option) *toolcode.Executor {
 	t.Helper()
 	f := toolcodetest.NewFixture(t)
-	return toolcode.New(f.Index, f.Docs, f.Runner, append([]toolcode.Option{
+	return toolcode.New(f.Ops, append([]toolcode.Option{
 		toolcode.WithEngine(javascript.New()),
 		toolcode.WithEngine(javascript.NewTypeScript()),
 	}, opts...)...)

@@ -17,7 +17,7 @@ import (
 func newGuardedExecutor(t *testing.T, maxSize int) *toolcode.Executor {
 	t.Helper()
 	f := toolcodetest.NewFixture(t)
-	return toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(javascript.New(javascript.WithMaxBuiltinSize(maxSize))))
+	return toolcode.New(f.Ops, toolcode.WithEngine(javascript.New(javascript.WithMaxBuiltinSize(maxSize))))
 }
 
 // TestGuardedBuiltinsRefuseLargeResults checks that the built-ins goja

@@ -32,7 +32,7 @@ return s;`, `55`},
 	ctx := context.Background()
 	for _, eng := range engines {
 		f := toolcodetest.NewFixture(b)
-		x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(eng.e))
+		x := toolcode.New(f.Ops, toolcode.WithEngine(eng.e))
 		for _, p := range programs {
 			b.Run(eng.name+"/"+p.name, func(b *testing.B) {
 				params := toolcode.ExecuteParams{Language: "javascript", Code: p.code}

@@ -75,8 +75,8 @@ func TestSameAsGoja(t *testing.T) {
 	f := toolcodetest.NewFixture(t)
 	f.Gate.Release()
 	engines := map[string]*toolcode.Executor{
-		"quickjs": toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(quickjs.New())),
-		"goja":    toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(javascript.New())),
+		"quickjs": toolcode.New(f.Ops, toolcode.WithEngine(quickjs.New())),
+		"goja":    toolcode.New(f.Ops, toolcode.WithEngine(javascript.New())),
 	}
 	programs := append([]string(nil), sameAsGoja...)
 	for _, c := range toolcodetest.JavaScriptPrograms.Cases {
@@ -130,8 +130,8 @@ func FuzzSameAsGoja(f *testing.F) {
 	}
 	fixture := toolcodetest.NewFixture(f)
 	engines := []*toolcode.Executor{
-		toolcode.New(fixture.Index, fixture.Docs, fixture.Runner, toolcode.WithEngine(quickjs.New())),
-		toolcode.New(fixture.Index, fixture.Docs, fixture.Runner, toolcode.WithEngine(javascript.New())),
+		toolcode.New(fixture.Ops, toolcode.WithEngine(quickjs.New())),
+		toolcode.New(fixture.Ops, toolcode.WithEngine(javascript.New())),
 	}
 	forms := []string{
 		"throw JSON.parse(%s);",

@@ -3,7 +3,7 @@
 // cap on the memory of each execution. It is a module of its own, so that
 // programs that do not import it never download QuickJS.
 //
-//	x := toolcode.New(idx, docs, runner, toolcode.WithEngine(quickjs.New(quickjs.WithMemoryLimit(64<<20))))
+//	x := toolcode.New(ops, toolcode.WithEngine(quickjs.New(quickjs.WithMemoryLimit(64<<20))))
 //
 // Programs see what the goja engine (toolcode/javascript) gives them:
 //

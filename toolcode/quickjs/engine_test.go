@@ -23,7 +23,7 @@ import (
 func execute(t testing.TB, e toolcode.Engine, code string, limits toolcode.Limits, opts ...toolcode.Option) (*toolcode.Result, error) {
 	t.Helper()
 	f := toolcodetest.NewFixture(t)
-	x := toolcode.New(f.Index, f.Docs, f.Runner, append([]toolcode.Option{toolcode.WithEngine(e)}, opts...)...)
+	x := toolcode.New(f.Ops, append([]toolcode.Option{toolcode.WithEngine(e)}, opts...)...)
 	return x.Execute(context.Background(), toolcode.ExecuteParams{Language: e.Language(), Code: code, Limits: limits})
 }
 
@@ -140,7 +140,7 @@ func TestGlobalsAreTheEnginesOwn(t *testing.T) {
 // next one.
 func TestFreshVM(t *testing.T) {
 	f := toolcodetest.NewFixture(t)
-	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(quickjs.New()))
+	x := toolcode.New(f.Ops, toolcode.WithEngine(quickjs.New()))
 	ctx := context.Background()
 	_, err := x.Execute(ctx, toolcode.ExecuteParams{Language: "javascript", Code: `globalThis.leak = 1; Array.prototype.push = null; var v = 2;`})
 	require.NoError(t, err)

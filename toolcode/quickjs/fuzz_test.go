@@ -33,7 +33,7 @@ func FuzzExecute(f *testing.F) {
 	limits := toolcode.Limits{ToolCalls: 3, ChainSteps: 2, OutputBytes: 2000, Concurrency: 2, WallTime: 100 * time.Millisecond}
 	fixture := toolcodetest.NewFixture(f)
 	fixture.Gate.Release()
-	x := toolcode.New(fixture.Index, fixture.Docs, fixture.Runner, toolcode.WithEngine(quickjs.New(quickjs.WithMemoryLimit(4<<20))), toolcode.WithLimits(limits))
+	x := toolcode.New(fixture.Ops, toolcode.WithEngine(quickjs.New(quickjs.WithMemoryLimit(4<<20))), toolcode.WithLimits(limits))
 	allowed := []errors.Code{errors.InvalidArgument, errors.Execution, errors.Timeout, errors.ResourceExhausted,
 		errors.NotFound, errors.Validation, errors.Unavailable}
 	f.Fuzz(func(t *testing.T, code string) {

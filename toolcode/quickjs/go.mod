@@ -8,6 +8,7 @@ replace (
 	github.com/metatools-go/metatools/tooldocs => ../../tooldocs
 	github.com/metatools-go/metatools/toolindex => ../../toolindex
 	github.com/metatools-go/metatools/toolmodel => ../../toolmodel
+	github.com/metatools-go/metatools/toolops => ../../toolops
 	github.com/metatools-go/metatools/toolrun => ../../toolrun
 )
 
@@ -32,6 +33,7 @@ require (
 	github.com/mattn/go-isatty v0.0.22 // indirect
 	github.com/metatools-go/metatools/toolindex v0.0.0 // indirect
 	github.com/metatools-go/metatools/toolmodel v0.0.0 // indirect
+	github.com/metatools-go/metatools/toolops v0.0.0 // indirect
 	github.com/metatools-go/metatools/toolrun v0.0.0 // indirect
 	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
 	github.com/ncruces/go-strftime v1.0.0 // indirect

@@ -105,7 +105,7 @@ const ns = await tools.namespaces();
 const doc = await tools.describe("math:add", "full");
 const ex = await tools.examples("math:add");
 return {found: hits[0].id, namespaces: ns, name: doc.name, examples: ex.length};`,
-	Chain: `return await tools.chain([{toolId: "math:add", args: {a: 1, b: 2}}, {toolId: "util:echo", usePrevious: true}]);`,
+	Chain: `return await tools.chain([{id: "math:add", args: {a: 1, b: 2}}, {id: "util:echo", usePrevious: true}]);`,
 	Log:   `console.log("hello"); console.log({x: 1}); return "done";`,
 	Parallel: `const calls = [];
 for (let i = 0; i < 6; i++) calls.push(tools.util.gate({}));
@@ -173,7 +173,7 @@ func RunEngine(t *testing.T, newEngine func() toolcode.Engine, opts ...Option) {
 // execute runs one program on a fresh fixture.
 func execute(t *testing.T, f *Fixture, e toolcode.Engine, p toolcode.ExecuteParams, opts ...toolcode.Option) (*toolcode.Result, error) {
 	t.Helper()
-	x := toolcode.New(f.Index, f.Docs, f.Runner, append([]toolcode.Option{toolcode.WithEngine(e)}, opts...)...)
+	x := toolcode.New(f.Ops, append([]toolcode.Option{toolcode.WithEngine(e)}, opts...)...)
 	p.Language = e.Language()
 	return x.Execute(context.Background(), p)
 }
@@ -403,7 +403,7 @@ func RunEngineWithPrograms(t *testing.T, newEngine func() toolcode.Engine, p Pro
 
 	t.Run("Error/Canceled", func(t *testing.T) {
 		f := NewFixture(t)
-		x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(newEngine()))
+		x := toolcode.New(f.Ops, toolcode.WithEngine(newEngine()))
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		_, err := x.Execute(ctx, toolcode.ExecuteParams{Language: newEngine().Language(), Code: p.Spin})
@@ -413,7 +413,7 @@ func RunEngineWithPrograms(t *testing.T, newEngine func() toolcode.Engine, p Pro
 
 	t.Run("ConcurrentExecutions", func(t *testing.T) {
 		f := NewFixture(t)
-		x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(newEngine()))
+		x := toolcode.New(f.Ops, toolcode.WithEngine(newEngine()))
 		errs := make(chan error, 4)
 		for range 4 {
 			go func() {

@@ -11,11 +11,13 @@ import (
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 )
 
 // Fixture is a small real catalogue for tests: a toolindex.MemoryIndex,
-// a tooldocs.Store and a toolrun.Runner running local Go functions.
+// a tooldocs.Store and a toolrun.Runner running local Go functions, and
+// the operations over them (Ops) that an executor gives programs.
 //
 // Its tools:
 //
@@ -31,6 +33,7 @@ type Fixture struct {
 	Index  *toolindex.MemoryIndex
 	Docs   *tooldocs.Store
 	Runner *toolrun.Runner
+	Ops    *toolops.Service
 	Gate   *Gate
 
 	mu       sync.Mutex
@@ -188,5 +191,8 @@ func NewFixture(t testing.TB, opts ...toolrun.Option) *Fixture {
 		Examples: []tooldocs.Example{{Name: "small", Args: map[string]any{"a": 1, "b": 2}, Result: map[string]any{"sum": 3}}},
 		Source:   tooldocs.SourceManual,
 	}))
+	var err error
+	f.Ops, err = toolops.New(f.Index, f.Docs, f.Runner)
+	require.NoError(t, err)
 	return f
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolruntime/gateway"
 )
 
@@ -34,14 +35,14 @@ type fakeTools struct {
 
 var _ toolcode.Tools = (*fakeTools)(nil)
 
-func (f *fakeTools) Search(context.Context, string, int) ([]toolindex.Summary, error) {
-	return []toolindex.Summary{{ID: "math:add"}}, nil
+func (f *fakeTools) Search(context.Context, toolops.SearchRequest) (toolops.SearchResult, error) {
+	return toolops.SearchResult{Tools: []toolindex.Summary{{ID: "math:add"}}}, nil
 }
 func (f *fakeTools) Namespaces(context.Context) ([]string, error) { return []string{"math"}, nil }
-func (f *fakeTools) Describe(context.Context, string, tooldocs.DetailLevel) (tooldocs.Doc, error) {
+func (f *fakeTools) Describe(context.Context, toolops.DescribeRequest) (tooldocs.Doc, error) {
 	return tooldocs.Doc{}, nil
 }
-func (f *fakeTools) Examples(context.Context, string, int) ([]tooldocs.Example, error) {
+func (f *fakeTools) Examples(context.Context, toolops.ExamplesRequest) ([]tooldocs.Example, error) {
 	return nil, nil
 }
 func (f *fakeTools) Run(_ context.Context, id string, args map[string]any) (any, error) {
@@ -50,7 +51,7 @@ func (f *fakeTools) Run(_ context.Context, id string, args map[string]any) (any,
 	}
 	return args, nil
 }
-func (f *fakeTools) Chain(context.Context, []toolcode.ChainStep) ([]any, error) { return nil, nil }
+func (f *fakeTools) Chain(context.Context, []toolops.ChainStep) ([]any, error) { return nil, nil }
 func (f *fakeTools) Log(_ context.Context, line string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -10,7 +10,7 @@ import (
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/tooldocs"
-	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolops"
 )
 
 // RunFunc runs one execution in the guest with tools, the guest's side of
@@ -242,9 +242,9 @@ func (c *client) callConcurrent(ctx context.Context, method string, params json.
 	}
 }
 
-func (c *client) Search(ctx context.Context, query string, limit int) ([]toolindex.Summary, error) {
-	var out []toolindex.Summary
-	return out, c.call(ctx, MethodSearch, searchParams{Query: query, Limit: limit}, &out)
+func (c *client) Search(ctx context.Context, req toolops.SearchRequest) (toolops.SearchResult, error) {
+	var out toolops.SearchResult
+	return out, c.call(ctx, MethodSearch, req, &out)
 }
 
 func (c *client) Namespaces(ctx context.Context) ([]string, error) {
@@ -252,14 +252,14 @@ func (c *client) Namespaces(ctx context.Context) ([]string, error) {
 	return out, c.call(ctx, MethodNamespaces, struct{}{}, &out)
 }
 
-func (c *client) Describe(ctx context.Context, id string, level tooldocs.DetailLevel) (tooldocs.Doc, error) {
+func (c *client) Describe(ctx context.Context, req toolops.DescribeRequest) (tooldocs.Doc, error) {
 	var out tooldocs.Doc
-	return out, c.call(ctx, MethodDescribe, idParams{ID: id, Level: level}, &out)
+	return out, c.call(ctx, MethodDescribe, req, &out)
 }
 
-func (c *client) Examples(ctx context.Context, id string, limit int) ([]tooldocs.Example, error) {
+func (c *client) Examples(ctx context.Context, req toolops.ExamplesRequest) ([]tooldocs.Example, error) {
 	var out []tooldocs.Example
-	return out, c.call(ctx, MethodExamples, idParams{ID: id, Limit: limit}, &out)
+	return out, c.call(ctx, MethodExamples, req, &out)
 }
 
 func (c *client) Run(ctx context.Context, id string, args map[string]any) (any, error) {
@@ -267,7 +267,7 @@ func (c *client) Run(ctx context.Context, id string, args map[string]any) (any, 
 	return out, c.call(ctx, MethodRun, runParams{ID: id, Args: args}, &out)
 }
 
-func (c *client) Chain(ctx context.Context, steps []toolcode.ChainStep) ([]any, error) {
+func (c *client) Chain(ctx context.Context, steps []toolops.ChainStep) ([]any, error) {
 	var out []any
 	return out, c.call(ctx, MethodChain, chainParams{Steps: steps}, &out)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolcode"
+	"github.com/metatools-go/metatools/toolops"
 )
 
 // Host runs one execution in a guest that speaks the protocol over a pair
@@ -113,21 +114,21 @@ func serveCall(ctx context.Context, tools toolcode.Tools, method string, params 
 	)
 	switch method {
 	case MethodSearch:
-		var p searchParams
+		var p toolops.SearchRequest
 		if err = decodeParams(method, params, &p); err == nil {
-			out, err = tools.Search(ctx, p.Query, p.Limit)
+			out, err = tools.Search(ctx, p)
 		}
 	case MethodNamespaces:
 		out, err = tools.Namespaces(ctx)
 	case MethodDescribe:
-		var p idParams
+		var p toolops.DescribeRequest
 		if err = decodeParams(method, params, &p); err == nil {
-			out, err = tools.Describe(ctx, p.ID, p.Level)
+			out, err = tools.Describe(ctx, p)
 		}
 	case MethodExamples:
-		var p idParams
+		var p toolops.ExamplesRequest
 		if err = decodeParams(method, params, &p); err == nil {
-			out, err = tools.Examples(ctx, p.ID, p.Limit)
+			out, err = tools.Examples(ctx, p)
 		}
 	case MethodRun:
 		var p runParams

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/metatools-go/metatools/toolcode"
-	"github.com/metatools-go/metatools/tooldocs"
+	"github.com/metatools-go/metatools/toolops"
 )
 
 // The methods of the protocol. The host sends one request, [MethodExecute],
@@ -42,16 +42,10 @@ type ExecuteResult struct {
 	Value json.RawMessage `json:"value"`
 }
 
-type searchParams struct {
-	Query string `json:"query"`
-	Limit int    `json:"limit,omitempty"`
-}
-
-type idParams struct {
-	ID    string               `json:"id"`
-	Level tooldocs.DetailLevel `json:"level,omitempty"`
-	Limit int                  `json:"limit,omitempty"`
-}
+// The params of tools/search, tools/describe and tools/examples are the
+// requests of the operations themselves (toolops.SearchRequest,
+// toolops.DescribeRequest, toolops.ExamplesRequest): the host hands them
+// to the same code as every other face.
 
 type runParams struct {
 	ID   string         `json:"id"`
@@ -59,7 +53,7 @@ type runParams struct {
 }
 
 type chainParams struct {
-	Steps []toolcode.ChainStep `json:"steps"`
+	Steps []toolops.ChainStep `json:"steps"`
 }
 
 type logParams struct {

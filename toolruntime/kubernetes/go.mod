@@ -8,6 +8,7 @@ replace (
 	github.com/metatools-go/metatools/tooldocs => ../../tooldocs
 	github.com/metatools-go/metatools/toolindex => ../../toolindex
 	github.com/metatools-go/metatools/toolmodel => ../../toolmodel
+	github.com/metatools-go/metatools/toolops => ../../toolops
 	github.com/metatools-go/metatools/toolrun => ../../toolrun
 	github.com/metatools-go/metatools/toolruntime => ..
 )
@@ -50,6 +51,7 @@ require (
 	github.com/metatools-go/metatools/tooldocs v0.0.0 // indirect
 	github.com/metatools-go/metatools/toolindex v0.0.0 // indirect
 	github.com/metatools-go/metatools/toolmodel v0.0.0 // indirect
+	github.com/metatools-go/metatools/toolops v0.0.0 // indirect
 	github.com/moby/spdystream v0.5.1 // indirect
 	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect

@@ -29,7 +29,7 @@ func execute(ctx context.Context, t testing.TB, b *Backend, code string, wall ti
 	if fixture != nil {
 		*fixture = f
 	}
-	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(engine))
+	x := toolcode.New(f.Ops, toolcode.WithEngine(engine))
 	return x.Execute(ctx, toolcode.ExecuteParams{Language: "javascript", Code: code, Limits: toolcode.Limits{WallTime: wall}, Timeout: wall})
 }
 

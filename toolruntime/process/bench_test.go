@@ -23,7 +23,7 @@ func executor(tb testing.TB, b toolruntime.Backend, p toolruntime.SecurityProfil
 	e, err := rt.Engine(p, language)
 	require.NoError(tb, err)
 	f := toolcodetest.NewFixture(tb)
-	return toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(e)), f
+	return toolcode.New(f.Ops, toolcode.WithEngine(e)), f
 }
 
 // BenchmarkStartup is the cost of one execution of a trivial program: a

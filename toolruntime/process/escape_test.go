@@ -154,7 +154,7 @@ func blocked(t *testing.T, opts []process.Option, code string, limits toolcode.L
 		during(ctx, f, seen)
 		return nil
 	})))
-	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(e))
+	x := toolcode.New(f.Ops, toolcode.WithEngine(e))
 	_, err = x.Execute(ctx, toolcode.ExecuteParams{Code: code, Language: "javascript", Limits: limits})
 	require.NotEmpty(t, seen, "the program reached the gate")
 	return seen, err
@@ -273,7 +273,7 @@ func TestEscapeNothingLeftRunning(t *testing.T) {
 					}
 					return nil
 				})))
-				x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(e))
+				x := toolcode.New(f.Ops, toolcode.WithEngine(e))
 				start := time.Now()
 				_, err = x.Execute(ctx, toolcode.ExecuteParams{Code: `await tools.util.gate({}); return 1`, Language: "javascript", Limits: toolcode.Limits{WallTime: c.wall}})
 				elapsed := time.Since(start)

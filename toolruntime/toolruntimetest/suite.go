@@ -43,7 +43,8 @@ var SuiteLimits = toolruntime.Limits{
 // value, before the environment attempts.
 const SecretEnv = "TOOLRUNTIME_PROBE_SECRET"
 
-// deniedTool is the tool the suite's authorization policy refuses.
+// deniedTool is the tool the suite's authorization policy refuses: a
+// program must find it unknown (not_found), as on every face.
 const deniedTool = "math:add"
 
 // ProbeEngine returns the probe engine (see the package probe): register
@@ -263,11 +264,11 @@ func (e *env) attempts() []attempt {
 		{
 			name: "call a denied tool", property: "",
 			js:         `return await tools.math.add({a: 1, b: 2});`,
-			jsCodes:    []errors.Code{errors.PermissionDenied},
+			jsCodes:    []errors.Code{errors.NotFound},
 			probe:      "call 1 " + deniedTool,
 			limits:     short,
 			escaped:    func(*env, probe.Outcome) (bool, string) { return true, "the tool ran" },
-			probeCodes: []errors.Code{errors.PermissionDenied},
+			probeCodes: []errors.Code{errors.NotFound},
 		},
 	}
 }
@@ -413,7 +414,7 @@ func (e *env) executeIn(t *testing.T, rt *toolruntime.Runtime, language, code st
 	f := toolcodetest.NewFixture(t, toolrun.WithAuthorization(toolrun.AllowDeny{Deny: []string{deniedTool}}))
 	engine, err := rt.Engine(toolruntime.Dev, language)
 	require.NoError(t, err)
-	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(engine))
+	x := toolcode.New(f.Ops, toolcode.WithEngine(engine))
 	return x.Execute(context.Background(), toolcode.ExecuteParams{Language: language, Code: code, Limits: limits, Timeout: limits.WallTime})
 }
 
@@ -457,7 +458,7 @@ func (e *env) runJS(t *testing.T, report *Report, a attempt) {
 	assert.Zero(t, accepted, "the listener accepted a connection")
 	assert.NoFileExists(t, e.writeTo, "a file was written outside the sandbox")
 	row.Outcome, row.Detail = BlockedByEngine, fmt.Sprintf("%s: %s", code, firstLine(err))
-	if a.jsLimit != "" || code == errors.PermissionDenied {
+	if a.jsLimit != "" || code == errors.NotFound {
 		row.Outcome = BlockedByGateway
 		if a.jsLimit == toolcode.LimitWallTime || a.jsLimit == toolcode.LimitStack {
 			row.Outcome = BlockedByEngine

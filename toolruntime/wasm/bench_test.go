@@ -49,7 +49,7 @@ func benchExecute(b *testing.B, be toolruntime.Backend, p toolruntime.SecurityPr
 	engine, err := rt.Engine(p, "javascript")
 	require.NoError(b, err)
 	f := toolcodetest.NewFixture(b)
-	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(engine))
+	x := toolcode.New(f.Ops, toolcode.WithEngine(engine))
 	b.ReportAllocs()
 	for b.Loop() {
 		_, err := x.Execute(context.Background(), toolcode.ExecuteParams{Language: "javascript", Code: code, Limits: toolcode.Limits{ToolCalls: 1000}})

@@ -27,7 +27,7 @@ func execute(t *testing.T, b *wasm.Backend, l toolruntime.Limits, p toolcode.Lim
 	engine, err := rt.Engine(toolruntime.Hardened, "javascript")
 	require.NoError(t, err)
 	f := toolcodetest.NewFixture(t)
-	x := toolcode.New(f.Index, f.Docs, f.Runner, toolcode.WithEngine(engine))
+	x := toolcode.New(f.Ops, toolcode.WithEngine(engine))
 	return x.Execute(context.Background(), toolcode.ExecuteParams{Language: "javascript", Code: code, Limits: p})
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/catalog"
 	"github.com/metatools-go/metatools/toolserver/config"
@@ -219,13 +220,13 @@ mcpServers:
 	data, err := json.Marshal(res.StructuredContent)
 	require.NoError(t, err)
 	var out struct {
-		Namespaces []string                    `json:"namespaces"`
-		Upstreams  []toolserver.UpstreamStatus `json:"upstreams"`
+		Namespaces []string           `json:"namespaces"`
+		Upstreams  []toolops.Upstream `json:"upstreams"`
 	}
 	require.NoError(t, json.Unmarshal(data, &out))
 	assert.Contains(t, out.Namespaces, "math")
 	require.Len(t, out.Upstreams, 2)
-	assert.Equal(t, toolserver.UpstreamStatus{Name: "builtin", Kind: "builtin", State: "up", Tools: cat.Index.Len(), Attempts: 1,
+	assert.Equal(t, toolops.Upstream{Name: "builtin", Kind: "builtin", State: "up", Tools: cat.Index.Len(), Attempts: 1,
 		Since: out.Upstreams[0].Since}, out.Upstreams[0])
 	broken := out.Upstreams[1]
 	assert.Equal(t, "failed", broken.State)

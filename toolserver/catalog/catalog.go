@@ -54,6 +54,7 @@ import (
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolrun/grpcexec"
 	"github.com/metatools-go/metatools/toolrun/httpexec"
@@ -73,6 +74,10 @@ type Catalog struct {
 	Docs *tooldocs.Store
 	// Runner runs them.
 	Runner *toolrun.Runner
+	// Ops are the operations over them, as every face offers them: the
+	// configuration's policies, search limit, chain and answer limits,
+	// and the upstreams' states.
+	Ops *toolops.Service
 
 	executors   *toolrun.ExecutorRegistry
 	mcp         *mcpexec.Manager
@@ -110,12 +115,12 @@ type State string
 // The states of an upstream.
 const (
 	// Connecting: a connection attempt is under way.
-	Connecting State = toolserver.UpstreamConnecting
+	Connecting State = toolops.UpstreamConnecting
 	// Up: the upstream connected; its tools are in the index.
-	Up State = toolserver.UpstreamUp
+	Up State = toolops.UpstreamUp
 	// Failed: the last attempt failed; the next is at NextRetry, unless
 	// that is zero (a fault of the configuration, which no retry cures).
-	Failed State = toolserver.UpstreamFailed
+	Failed State = toolops.UpstreamFailed
 )
 
 // Upstream is the state of one source of tools.
@@ -304,6 +309,13 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		toolmodel.BackendHTTP:  httpexec.New(),
 	})
 	c.Runner = newRunner(cfg, c.executors, c.Index)
+	c.Ops, err = toolops.New(c.Index, c.Docs, c.Runner, toolops.WithUpstreams(c.status), toolops.WithLimits(toolops.Limits{
+		SearchResults: cfg.Search.Limit, ChainSteps: cfg.Limits.ChainSteps, AnswerBytes: cfg.Limits.AnswerBytes,
+	}))
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
 	if !cfg.Builtin.Disabled {
 		// The built-in tools are local: they are registered before Build
 		// returns, and a failure (a bad option) is not retried.
@@ -655,8 +667,8 @@ func grpcSpec(cfg *config.Config, g config.GRPC) grpcexec.ImportSpec {
 // prompts and resources are exposed under their own names, so NewServer
 // waits until each has been up or failed once (within the connect
 // timeout), and a name one of them shares with a meta-tool or another
-// upstream is an error of code [errors.Conflict]
-// ([toolserver.Server.Err]), and no server is returned. Close the server
+// upstream is an error of code [errors.Conflict], and no server is
+// returned. Close the server
 // before the catalogue.
 func (c *Catalog) NewServer(opts ...toolserver.Option) (*toolserver.Server, error) {
 	for _, i := range c.keepNames {
@@ -665,10 +677,9 @@ func (c *Catalog) NewServer(opts ...toolserver.Option) (*toolserver.Server, erro
 		case <-c.ctx.Done():
 		}
 	}
-	all := append([]toolserver.Option{toolserver.WithUpstreams(c.mcp, c.mcpUpstreams...), toolserver.WithUpstreamStatus(c.status)}, opts...)
-	srv := toolserver.New(c.Index, c.Docs, c.Runner, all...)
-	if err := srv.Err(); err != nil {
-		srv.Close()
+	all := append([]toolserver.Option{toolserver.WithUpstreams(c.mcp, c.mcpUpstreams...)}, opts...)
+	srv, err := toolserver.New(c.Ops, all...)
+	if err != nil {
 		return nil, fmt.Errorf("keepNames: %w", err)
 	}
 	c.relay.attach(srv)
@@ -736,12 +747,12 @@ func (c *Catalog) Upstreams() []Upstream {
 	return out
 }
 
-// status returns the upstreams' states as list_namespaces shows them.
-func (c *Catalog) status() []toolserver.UpstreamStatus {
+// status returns the upstreams' states as the operations report them.
+func (c *Catalog) status() []toolops.Upstream {
 	ups := c.Upstreams()
-	out := make([]toolserver.UpstreamStatus, len(ups))
+	out := make([]toolops.Upstream, len(ups))
 	for i, u := range ups {
-		out[i] = toolserver.UpstreamStatus{Name: u.Name, Kind: u.Kind, State: string(u.State), Tools: u.Tools,
+		out[i] = toolops.Upstream{Name: u.Name, Kind: u.Kind, State: string(u.State), Tools: u.Tools,
 			Attempts: u.Attempts, NextRetry: u.NextRetry, Since: u.Since}
 		if u.Err != nil {
 			out[i].Error = u.Err.Error()

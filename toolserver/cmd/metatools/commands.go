@@ -19,9 +19,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metatools-go/metatools/errors"
-	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/catalog"
@@ -181,17 +181,10 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level, oneShot b
 	} else {
 		srvOpts = append(srvOpts, toolserver.WithImplementation("metatools", version()))
 	}
-	if cfg.Search.Limit > 0 {
-		srvOpts = append(srvOpts, toolserver.WithSearchLimit(cfg.Search.Limit))
-	}
-	if cfg.Limits.Timeout > 0 {
-		srvOpts = append(srvOpts, toolserver.WithCallTimeout(time.Duration(cfg.Limits.Timeout)))
-	}
 	if codeMode != nil {
 		srvOpts = append(srvOpts, toolserver.WithCodeMode(*codeMode))
 	}
-	srvOpts = append(srvOpts, toolserver.WithMaxChainSteps(cfg.Limits.ChainSteps), toolserver.WithMaxAnswerBytes(cfg.Limits.AnswerBytes),
-		toolserver.WithShutdownTimeout(shutdownTimeout(cfg)))
+	srvOpts = append(srvOpts, toolserver.WithShutdownTimeout(shutdownTimeout(cfg)))
 	srv, err := cat.NewServer(srvOpts...)
 	if err != nil {
 		_ = cat.Close()
@@ -398,16 +391,13 @@ func (e *env) search(ctx context.Context, args []string) error {
 	var c common
 	c.register(fs)
 	namespace := fs.String("namespace", "", "only tools of this `namespace`")
-	limit := fs.Int("limit", 10, "most results")
+	limit := fs.Int("limit", 0, fmt.Sprintf("most results, 1 to %d (default: search.limit of the configuration, or %d)", toolops.MaxSearchResults, toolops.DefaultLimits.SearchResults))
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) == 0 {
 		return usagef("search needs a query")
-	}
-	if *limit < 0 {
-		return usagef("--limit must not be negative, got %d", *limit)
 	}
 	s, err := e.openReady(ctx, c, slog.LevelWarn)
 	if err != nil {
@@ -417,10 +407,11 @@ func (e *env) search(ctx context.Context, args []string) error {
 	if err := s.checkNamespace(ctx, *namespace); err != nil {
 		return err
 	}
-	found, _, err := s.srv.SearchTools(ctx, toolindex.SearchRequest{Query: strings.Join(rest, " "), Namespace: *namespace, Limit: *limit})
+	page, err := s.cat.Ops.Search(ctx, toolops.SearchRequest{Query: strings.Join(rest, " "), Namespace: *namespace, Limit: *limit})
 	if err != nil {
 		return err
 	}
+	found := page.Tools
 	if c.json {
 		return e.printJSON(found)
 	}
@@ -446,7 +437,7 @@ func (e *env) describe(ctx context.Context, args []string) error {
 	fs := e.flags("describe")
 	var c common
 	c.register(fs)
-	levelName := fs.String("level", "full", "detail `level`: summary, schema or full")
+	levelName := fs.String("level", "", "detail `level`: summary, schema or full (default schema)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -457,8 +448,7 @@ func (e *env) describe(ctx context.Context, args []string) error {
 	if err := checkToolID(rest[0]); err != nil {
 		return err
 	}
-	level, err := tooldocs.ParseDetailLevel(*levelName)
-	if err != nil {
+	if _, err := toolops.ParseLevel(*levelName); err != nil {
 		return usagef("--level: %s", plainText(err))
 	}
 	s, err := e.openReady(ctx, c, slog.LevelWarn)
@@ -466,7 +456,7 @@ func (e *env) describe(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
-	doc, err := s.srv.DescribeTool(ctx, rest[0], level)
+	doc, err := s.cat.Ops.Describe(ctx, toolops.DescribeRequest{ID: rest[0], Level: *levelName})
 	if err != nil {
 		return s.unknownTool(ctx, rest[0], err)
 	}
@@ -508,17 +498,13 @@ func (e *env) runTool(ctx context.Context, args []string) error {
 	if err := s.checkBackend(ctx, rest[0], *backend); err != nil {
 		return err
 	}
-	cat := s.cat
-	opts := toolrun.CallOptions{Timeout: toolmodel.Duration(*timeout)}
-	if *backend != "" {
-		opts.Prefer = []toolrun.SelectHint{{Backend: *backend}}
-	}
+	run := toolops.RunRequest{ID: rest[0], Args: arguments, Backend: *backend, Timeout: *timeout}
 	if !c.json {
-		opts.OnProgress = func(p toolrun.Progress) {
+		run.OnProgress = func(p toolrun.Progress) {
 			fmt.Fprintf(e.stderr, "  progress %g/%g %s\n", p.Progress, p.Total, p.Message)
 		}
 	}
-	res, err := cat.Runner.Run(ctx, rest[0], arguments, opts)
+	res, err := s.cat.Ops.Run(ctx, run)
 	if err != nil && c.json {
 		// A call that failed before the tool answered (an unknown tool,
 		// invalid arguments, a policy, the timeout) is reported in the
@@ -661,17 +647,17 @@ func (e *env) tools(ctx context.Context, args []string) error {
 		return err
 	}
 	var all []toolindex.Summary
-	req := toolindex.SearchRequest{Namespace: *namespace, Limit: toolindex.MaxPageSize}
+	req := toolops.SearchRequest{Namespace: *namespace, Limit: toolops.MaxSearchResults}
 	for {
-		page, next, err := s.srv.SearchTools(ctx, req)
+		page, err := s.cat.Ops.Search(ctx, req)
 		if err != nil {
 			return err
 		}
-		all = append(all, page...)
-		if next == "" {
+		all = append(all, page.Tools...)
+		if page.NextCursor == "" {
 			break
 		}
-		req.Cursor = next
+		req.Cursor = page.NextCursor
 	}
 	if c.json {
 		return e.printJSON(all)
@@ -825,14 +811,14 @@ func (e *env) stats(ctx context.Context, args []string) error {
 	c.register(fs)
 	toolsFile := fs.String("tools", "", "catalogue as a JSON Lines `file` of tools (default: the configured catalogue)")
 	query := fs.String("query", "search the web", "the search_tools query to measure")
-	limit := fs.Int("limit", 5, "search_tools results (1 to 100)")
+	limit := fs.Int("limit", toolops.DefaultLimits.SearchResults, fmt.Sprintf("search_tools results (1 to %d)", toolops.MaxSearchResults))
 	if rest, err := parse(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
 		return usagef("stats takes no arguments, got %q", rest)
 	}
-	if *limit < 1 || *limit > toolindex.MaxPageSize {
-		return usagef("--limit must be 1 to %d, got %d", toolindex.MaxPageSize, *limit)
+	if *limit < 1 || *limit > toolops.MaxSearchResults {
+		return usagef("--limit must be 1 to %d, got %d", toolops.MaxSearchResults, *limit)
 	}
 	var tools []toolmodel.Tool
 	if *toolsFile != "" {

@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolserver"
 )
 
 // The library's error values name the operation that failed ("resolve",
-// "toolcode.Execute", "describe_tool") for programs and logs. A person at
+// "toolcode.Execute", "describe") for programs and logs. A person at
 // a terminal needs the sentence inside, so the command words its errors
 // itself: errorText drops the operations, words the runner's stages that
 // say something ("invalid arguments"), and names the tool once. Only what
@@ -35,6 +36,8 @@ var silentOps = map[string]bool{
 	toolserver.ToolSearch: true, toolserver.ToolNamespaces: true, toolserver.ToolDescribe: true,
 	toolserver.ToolExamples: true, toolserver.ToolRun: true, toolserver.ToolRunChain: true,
 	toolserver.ToolExecuteCode: true,
+	toolops.OpSearch:           true, toolops.OpNamespaces: true, toolops.OpDescribe: true, toolops.OpExamples: true,
+	toolops.OpDeclare: true, toolops.OpRun: true, toolops.OpChain: true,
 }
 
 // libraryPhrases word what the standard library and the MCP SDK say in

@@ -101,7 +101,7 @@ func (e *env) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	x := toolserver.NewCodeExecutor(s.cat.Index, s.cat.Docs, s.cat.Runner, cm)
+	x := toolserver.NewCodeExecutor(s.cat.Ops, cm)
 	if lang, err = toolserver.CodeLanguage(x.Engines(), lang); err != nil {
 		return usagef("--language: %s", plainText(err))
 	}

@@ -7,10 +7,7 @@ import (
 	"strings"
 
 	"github.com/metatools-go/metatools/errors"
-	"github.com/metatools-go/metatools/tooldocs"
-	"github.com/metatools-go/metatools/toolindex"
-	"github.com/metatools-go/metatools/toolrun"
-	"github.com/metatools-go/metatools/toolserver"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolserver/builtin"
 	"github.com/metatools-go/metatools/toolserver/catalog"
 	"github.com/metatools-go/metatools/toolserver/config"
@@ -46,34 +43,34 @@ func (w worded) Unwrap() error { return w.err }
 
 // offeredIDs returns the IDs of every tool the server offers, in the
 // order of the index.
-func offeredIDs(ctx context.Context, srv *toolserver.Server) ([]string, error) {
+func offeredIDs(ctx context.Context, ops *toolops.Service) ([]string, error) {
 	var ids []string
-	req := toolindex.SearchRequest{Limit: toolindex.MaxPageSize}
+	req := toolops.SearchRequest{Limit: toolops.MaxSearchResults}
 	for {
-		page, next, err := srv.SearchTools(ctx, req)
+		page, err := ops.Search(ctx, req)
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range page {
+		for _, t := range page.Tools {
 			ids = append(ids, t.ID)
 		}
-		if next == "" {
+		if page.NextCursor == "" {
 			return ids, nil
 		}
-		req.Cursor = next
+		req.Cursor = page.NextCursor
 	}
 }
 
 // isUnknownTool reports whether err says that the tool id is not in the
-// catalogue (or not offered, which reads the same): the runner found no
-// such tool, or describe found none. A tool's own not-found failure,
-// such as a 404 of the web API it calls, is not one.
+// catalogue (or not offered, which reads the same): the operations'
+// answer for it. A tool's own not-found failure, such as a 404 of the
+// web API it calls, is not one.
 func isUnknownTool(err error, id string) bool {
 	var e *errors.Error
 	if errors.CodeOf(err) != errors.NotFound || !errors.As(err, &e) {
 		return false
 	}
-	return e.ToolID == id && (e.Op == toolrun.OpResolve || e.Op == toolserver.ToolDescribe)
+	return e.ToolID == id && (e.Op == toolops.OpRun || e.Op == toolops.OpDescribe)
 }
 
 // unknownTool returns err, when it says that id is not a tool, with a
@@ -92,7 +89,7 @@ func (s *session) unknownTool(ctx context.Context, id string, err error) error {
 		// The progress lines above gave the reason, once.
 		return hintError{err, fmt.Sprintf("upstream %q, whose namespace it names, failed to connect (see above)", up.Name)}
 	}
-	ids, lerr := offeredIDs(ctx, s.srv)
+	ids, lerr := offeredIDs(ctx, s.cat.Ops)
 	if lerr != nil {
 		return err
 	}
@@ -189,7 +186,7 @@ func (s *session) checkNamespace(ctx context.Context, ns string) error {
 	if ns == "" {
 		return nil
 	}
-	known, err := s.srv.Namespaces(ctx)
+	known, err := s.cat.Ops.Namespaces(ctx)
 	if err != nil || slices.Contains(known, ns) {
 		return err
 	}
@@ -215,7 +212,7 @@ func (s *session) checkBackend(ctx context.Context, id, backend string) error {
 	if backend == "" {
 		return nil
 	}
-	if _, err := s.srv.DescribeTool(ctx, id, tooldocs.LevelSummary); err != nil {
+	if _, err := s.cat.Ops.Definition(ctx, id); err != nil {
 		return nil //nolint:nilerr // the run reports it, with its hint
 	}
 	_, backends, err := s.cat.Index.GetAll(ctx, id)

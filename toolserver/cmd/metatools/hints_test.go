@@ -103,11 +103,12 @@ func TestBackendFlag(t *testing.T) {
 	assert.JSONEq(t, `{"value": 2}`, stdout)
 
 	// A tool the policy refuses keeps its backends to itself; the run
-	// refuses it as it would without --backend.
+	// answers for it as for an unknown tool.
 	deny := writeConfig(t, "policy: {deny: [\"math:*\"]}\n")
 	code, _, stderr = cli(t, "", "run", "--config", deny, "--backend", "x", "math:eval", `{"expression": "1+1"}`)
 	assert.Equal(t, exitFailure, code)
-	assert.Contains(t, stderr, "[permission_denied]")
+	assert.Contains(t, stderr, `no tool "math:eval"`)
+	assert.Contains(t, stderr, "[not_found]")
 	assert.NotContains(t, stderr, "local:builtin")
 
 	// An unknown tool is reported as such, with its hint.
@@ -201,12 +202,12 @@ func TestErrorsReadAsSentences(t *testing.T) {
 			"metatools: math:eval failed: division by zero at offset 1 [execution]\n"},
 		{"invalid arguments", "", []string{"run", "math:eval", `{"expr": "1"}`},
 			"metatools: math:eval: invalid arguments: /expression: required property is missing; /expr: property is not allowed (allowed: expression, variables) [validation]\n"},
-		{"refused by the policy", "", []string{"run", "--config", deny, "math:eval", `{"expression": "1"}`},
-			"metatools: tool \"math:eval\" is denied by pattern \"math:*\" [permission_denied]\n"},
+		{"refused by the policy, as an unknown tool", "", []string{"run", "--config", deny, "math:eval", `{"expression": "1"}`},
+			"metatools: no tool \"math:eval\"; \"metatools search WORDS\" finds tools by what they do [not_found]\n"},
 		{"a program's limit", "while (true) {}", []string{"exec", "--timeout", "10ms", "-"},
 			"metatools: wall_time limit reached (10ms) [timeout]\n"},
 		{"a program calling an unknown tool", "await tools.nope.x({})", []string{"exec", "-"},
-			"metatools: no tool \"nope:x\" [not_found]\n"},
+			"metatools: nope:x: no tool with this ID; search finds tools by what they do [not_found]\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

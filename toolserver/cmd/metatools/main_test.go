@@ -148,8 +148,8 @@ func TestPolicyHidesToolsAtTheTerminal(t *testing.T) {
 	assert.Contains(t, stdout, "time:now")
 
 	code, _, stderr = cli(t, "", "search", "--limit", "-1", "time")
-	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stderr, "--limit must not be negative")
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, stderr, "limit -1 is out of range: ask for 1 to 50 tools")
 }
 
 func TestRunFailures(t *testing.T) {

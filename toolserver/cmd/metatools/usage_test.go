@@ -245,11 +245,11 @@ func TestRunJSONReportsFailuresBeforeTheTool(t *testing.T) {
 // TestStatsRefusesALimitOutOfRange shows that stats checks --limit
 // before it measures anything, as search does.
 func TestStatsRefusesALimitOutOfRange(t *testing.T) {
-	for _, limit := range []string{"0", "-3", "101"} {
+	for _, limit := range []string{"0", "-3", "51"} {
 		code, stdout, stderr := cli(t, "", "stats", "--limit", limit)
 		assert.Equal(t, exitUsage, code, limit)
 		assert.Empty(t, stdout, limit)
-		assert.Contains(t, stderr, "--limit must be 1 to 100, got "+limit)
+		assert.Contains(t, stderr, "--limit must be 1 to 50, got "+limit)
 	}
 }
 

@@ -1,4 +1,4 @@
-package toolserver
+package toolops
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 	"github.com/metatools-go/metatools/errors"
 )
 
-// The states of an upstream in [UpstreamStatus].
+// The states of an [Upstream].
 const (
-	// UpstreamConnecting: a connection attempt is under way; the upstream's
-	// tools are not in the catalogue yet, or are those of an earlier
-	// listing.
+	// UpstreamConnecting: a connection attempt is under way; the
+	// upstream's tools are not in the catalogue yet, or are those of an
+	// earlier listing.
 	UpstreamConnecting = "connecting"
 	// UpstreamUp: the upstream connected and its tools are in the
 	// catalogue. The state turns up just after the tools come: a search
@@ -23,11 +23,10 @@ const (
 	UpstreamFailed = "failed"
 )
 
-// UpstreamStatus is the state of one source of tools (an MCP server, an
-// OpenAPI document, a gRPC service, the built-in tools), which
-// list_namespaces reports so that an agent can tell a tool that is not
-// there yet from one that will not come.
-type UpstreamStatus struct {
+// Upstream is the state of one source of tools (an MCP server, an
+// OpenAPI document, a gRPC service, the built-in tools), which lets a
+// caller tell a tool that is not there yet from one that will not come.
+type Upstream struct {
 	// Name is the upstream's name in the configuration.
 	Name string `json:"name"`
 	// Kind is "builtin", "mcp", "openapi" or "grpc".
@@ -49,16 +48,17 @@ type UpstreamStatus struct {
 	Since time.Time `json:"since,omitzero"`
 }
 
-// WithUpstreamStatus makes list_namespaces report the state of the
-// upstreams as fn returns it, calling fn for each answer. fn must be
-// safe for concurrent use and quick.
-func WithUpstreamStatus(fn func() []UpstreamStatus) Option {
-	return func(s *Server) { s.upstreamStatus = fn }
+// Upstreams returns the state of the sources of the catalogue's tools,
+// as [WithUpstreams] gives it; nil without it.
+func (s *Service) Upstreams() []Upstream {
+	if s.upstreams == nil {
+		return nil
+	}
+	return s.upstreams()
 }
 
-// statusText describes the upstreams' states, one line each, for the
-// text of list_namespaces.
-func statusText(ups []UpstreamStatus, now time.Time) string {
+// StatusText describes upstreams, one line each, as of now.
+func StatusText(ups []Upstream, now time.Time) string {
 	var b strings.Builder
 	b.WriteString("Upstreams:\n")
 	for _, u := range ups {
@@ -86,26 +86,22 @@ func statusText(ups []UpstreamStatus, now time.Time) string {
 	return b.String()
 }
 
-// whileConnecting returns err, when it says a tool was not found while
-// upstreams are still connecting, with their names added and marked
-// retryable: the tool may be one of theirs, not there yet, and an agent
-// can tell that from a tool that will not come.
-func (s *Server) whileConnecting(err error) error {
-	var e *errors.Error
-	if s.upstreamStatus == nil || errors.CodeOf(err) != errors.NotFound || !errors.As(err, &e) {
-		return err
-	}
+// whileConnecting returns e, when upstreams are still connecting, with
+// their names added and marked retryable: the tool may be one of theirs,
+// not there yet, and a caller can tell that from a tool that will not
+// come.
+func (s *Service) whileConnecting(e *errors.Error) error {
 	var connecting []string
-	for _, u := range s.upstreamStatus() {
+	for _, u := range s.Upstreams() {
 		if u.State == UpstreamConnecting {
 			connecting = append(connecting, u.Name)
 		}
 	}
 	if len(connecting) == 0 {
-		return err
+		return e
 	}
 	hinted := *e
-	hinted.Err = fmt.Errorf("%w (upstreams still connecting, whose tools are not listed yet: %s; try again once list_namespaces reports them up)", e.Err, strings.Join(connecting, ", "))
+	hinted.Err = fmt.Errorf("%w (upstreams still connecting, whose tools are not listed yet: %s; try again once the namespaces report them up)", e.Err, strings.Join(connecting, ", "))
 	hinted.Retryable = true
 	return &hinted
 }

@@ -1,4 +1,4 @@
-package toolserver
+package toolops
 
 import (
 	"testing"

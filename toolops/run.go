@@ -1,0 +1,116 @@
+package toolops
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
+)
+
+// RunRequest asks to run one tool.
+type RunRequest struct {
+	// ID is the tool's ID.
+	ID string `json:"id"`
+	// Args are the tool's arguments, following its input schema; nil
+	// stands for none.
+	Args map[string]any `json:"args,omitempty"`
+	// Backend, when set, is the identity of the backend to prefer, such
+	// as "mcp:github".
+	Backend string `json:"backend,omitempty"`
+	// Timeout bounds the call; zero leaves the runner's default.
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// OnProgress, when set, receives the tool's progress notifications.
+	OnProgress func(toolrun.Progress) `json:"-"`
+}
+
+// Run runs a tool offered to the caller and returns its result; a tool
+// that ran and failed reports it in the result's ToolError, with a nil
+// error. A tool the caller is not offered is not found, as an unknown
+// one is ([errors.NotFound]); any other error is the runner's (invalid
+// arguments, a policy refusing these arguments, a timeout, ...), with Op
+// [OpRun] and its stage's op as its cause.
+func (s *Service) Run(ctx context.Context, req RunRequest) (*toolrun.RunResult, error) {
+	if err := s.lookup(ctx, OpRun, req.ID); err != nil {
+		return nil, err
+	}
+	opts := callOptions(ctx)
+	opts.Timeout = toolmodel.Duration(req.Timeout)
+	opts.OnProgress = req.OnProgress
+	if req.Backend != "" {
+		opts.Prefer = []toolrun.SelectHint{{Backend: req.Backend}}
+	}
+	return s.runner.Run(ctx, req.ID, req.Args, opts)
+}
+
+// ChainStep is one step of a chain.
+type ChainStep struct {
+	// ID is the tool to run.
+	ID string `json:"id"`
+	// Args are the step's arguments; a value {"$previous": POINTER} at
+	// any depth takes part of the previous step's result (see
+	// [toolrun.ChainStep.Args]).
+	Args map[string]any `json:"args,omitempty"`
+	// UsePrevious passes the previous step's whole result as the
+	// argument PreviousKey.
+	UsePrevious bool `json:"usePrevious,omitempty"`
+	// PreviousKey names that argument; empty means
+	// [toolrun.DefaultPreviousKey].
+	PreviousKey string `json:"previousKey,omitempty"`
+}
+
+// ChainRequest asks to run tools one after the other.
+type ChainRequest struct {
+	// Steps are the calls, in order: 1 to [Limits.ChainSteps] of them.
+	Steps []ChainStep `json:"steps"`
+	// ContinueOnError runs every step even after one fails; by default
+	// the chain stops at the first failure.
+	ContinueOnError bool `json:"continueOnError,omitempty"`
+	// Timeout bounds each step's call; zero leaves the runner's default.
+	Timeout time.Duration `json:"timeout,omitempty"`
+}
+
+// Chain runs the steps of a chain in order (see [toolrun.Runner.RunChain])
+// and returns the outcome of each step that ran and, when a step failed,
+// its error (with ContinueOnError, every step's, joined).
+//
+// Every step is checked before the first runs: a chain of no step or of
+// more than [Limits.ChainSteps] is an error of code
+// [errors.InvalidArgument], and a step whose tool the caller is not
+// offered fails the chain with code [errors.NotFound], as an unknown tool
+// does, before anything runs.
+func (s *Service) Chain(ctx context.Context, req ChainRequest) ([]toolrun.StepResult, error) {
+	switch n := len(req.Steps); {
+	case n == 0:
+		return nil, errors.Opf(OpChain, errors.InvalidArgument, "the chain has no steps: give at least one")
+	case n > s.limits.ChainSteps:
+		return nil, errors.Opf(OpChain, errors.InvalidArgument, "the chain has %d steps, the limit is %d (limits.chainSteps): split it", n, s.limits.ChainSteps)
+	}
+	opts := callOptions(ctx)
+	opts.Timeout = toolmodel.Duration(req.Timeout)
+	steps := make([]toolrun.ChainStep, len(req.Steps))
+	for i, st := range req.Steps {
+		if err := s.lookup(ctx, OpChain, st.ID); err != nil {
+			return nil, stepError(i, err)
+		}
+		steps[i] = toolrun.ChainStep{ToolID: st.ID, Args: st.Args, UsePrevious: st.UsePrevious, PreviousKey: st.PreviousKey, Options: opts}
+	}
+	var chainOpts []toolrun.ChainOption
+	if req.ContinueOnError {
+		chainOpts = append(chainOpts, toolrun.ContinueOnError())
+	}
+	return s.runner.RunChain(ctx, steps, chainOpts...)
+}
+
+// stepError is err, the error of step i, saying which step it is.
+func stepError(i int, err error) error {
+	var e *errors.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	out := *e
+	out.Err = fmt.Errorf("step %d: %w", i, e.Err)
+	return &out
+}
