@@ -62,7 +62,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (SearchResult, 
 		if ok, err := s.namespaceOffered(ctx, req.Namespace); err != nil {
 			return SearchResult{}, errors.WithOp(OpSearch, err)
 		} else if !ok {
-			return SearchResult{}, errors.Opf(OpSearch, errors.NotFound, "no namespace %q; the namespaces operation lists them", req.Namespace)
+			return SearchResult{}, errors.Opf(OpSearch, errors.NotFound, "no namespace %q; list the namespaces to see those there are", req.Namespace)
 		}
 	}
 	fetch := func(cursor string, limit int) (toolindex.Page, error) {

@@ -172,8 +172,8 @@ func TestSearchRequests(t *testing.T) {
 		{"negative limit", toolops.SearchRequest{Limit: -1}, errors.InvalidArgument, "search: limit -1 is out of range: ask for 1 to 50 tools and go on with the answer's nextCursor"},
 		{"limit past the most", toolops.SearchRequest{Limit: 51}, errors.InvalidArgument, "search: limit 51 is out of range"},
 		{"malformed cursor", toolops.SearchRequest{Cursor: "abc.x"}, errors.InvalidArgument, `search: cursor "abc.x" is malformed`},
-		{"unknown namespace", toolops.SearchRequest{Namespace: "nowhere"}, errors.NotFound, `search: no namespace "nowhere"; the namespaces operation lists them`},
-		{"hidden namespace", toolops.SearchRequest{Namespace: "secret"}, errors.NotFound, `search: no namespace "secret"; the namespaces operation lists them`},
+		{"unknown namespace", toolops.SearchRequest{Namespace: "nowhere"}, errors.NotFound, `search: no namespace "nowhere"; list the namespaces to see those there are`},
+		{"hidden namespace", toolops.SearchRequest{Namespace: "secret"}, errors.NotFound, `search: no namespace "secret"; list the namespaces to see those there are`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -404,12 +404,9 @@ func (e *env) search(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
-	if err := s.checkNamespace(ctx, *namespace); err != nil {
-		return err
-	}
 	page, err := s.cat.Ops.Search(ctx, toolops.SearchRequest{Query: strings.Join(rest, " "), Namespace: *namespace, Limit: *limit})
 	if err != nil {
-		return err
+		return s.namespaceHint(ctx, *namespace, err)
 	}
 	found := page.Tools
 	if c.json {
@@ -643,15 +640,12 @@ func (e *env) tools(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
-	if err := s.checkNamespace(ctx, *namespace); err != nil {
-		return err
-	}
 	var all []toolindex.Summary
 	req := toolops.SearchRequest{Namespace: *namespace, Limit: toolops.MaxSearchResults}
 	for {
 		page, err := s.cat.Ops.Search(ctx, req)
 		if err != nil {
-			return err
+			return s.namespaceHint(ctx, *namespace, err)
 		}
 		all = append(all, page.Tools...)
 		if page.NextCursor == "" {

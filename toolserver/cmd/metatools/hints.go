@@ -178,30 +178,30 @@ func orList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
-// checkNamespace returns a usage error when ns is not a namespace the
-// server offers, naming those it offers, or an error of code
-// [errors.Unavailable] when it is the namespace of an upstream that
-// failed to connect; nil for "" (every namespace).
-func (s *session) checkNamespace(ctx context.Context, ns string) error {
-	if ns == "" {
-		return nil
-	}
-	known, err := s.cat.Ops.Namespaces(ctx)
-	if err != nil || slices.Contains(known, ns) {
+// namespaceHint returns err, the operations' answer to a search of the
+// namespace ns, with a hint when it says there is no such namespace: the
+// namespace likely meant and those offered, or the upstream of ns that
+// failed to connect.
+func (s *session) namespaceHint(ctx context.Context, ns string, err error) error {
+	var e *errors.Error
+	if ns == "" || errors.CodeOf(err) != errors.NotFound || !errors.As(err, &e) || e.Op != toolops.OpSearch {
 		return err
 	}
 	if up, ok := s.failedUpstream(ns); ok {
-		// Not a mistake of the command line: its upstream is down.
-		return errors.Errorf(errors.Unavailable, "namespace %q has no tools: its upstream %q failed to connect (see above)", ns, up.Name)
+		return hintError{err, fmt.Sprintf("its upstream %q failed to connect (see above)", up.Name)}
+	}
+	known, lerr := s.cat.Ops.Namespaces(ctx)
+	if lerr != nil {
+		return err
+	}
+	if len(known) == 0 {
+		return hintError{err, "the catalogue offers none"}
 	}
 	hint := ""
 	if s, ok := spell.Suggest(ns, known); ok {
-		hint = fmt.Sprintf(" (did you mean %q?)", s)
+		hint = fmt.Sprintf("did you mean %q? ", s)
 	}
-	if len(known) == 0 {
-		return usagef("--namespace %q is not a namespace: the catalogue offers none", ns)
-	}
-	return usagef("--namespace %q is not a namespace%s; the namespaces are %s", ns, hint, strings.Join(known, ", "))
+	return hintError{err, hint + "the namespaces are " + strings.Join(known, ", ")}
 }
 
 // checkBackend returns a usage error when backend is not the identity of

@@ -117,9 +117,9 @@ func TestBackendFlag(t *testing.T) {
 	assert.Contains(t, stderr, `no tool "math:evl"; did you mean math:eval?`)
 }
 
-// TestNamespaceFlag checks that search and tools refuse a namespace the
-// catalogue does not offer, naming those it does, and only those the
-// policy lets through.
+// TestNamespaceFlag checks that search and tools answer for a namespace
+// the catalogue does not offer as the operations do, naming those it
+// offers, and only those the policy lets through.
 func TestNamespaceFlag(t *testing.T) {
 	deny := writeConfig(t, "policy: {deny: [\"math:*\"]}\n")
 	tests := []struct {
@@ -128,15 +128,15 @@ func TestNamespaceFlag(t *testing.T) {
 		want string
 		not  string
 	}{
-		{"tools", []string{"tools", "--namespace", "tme"}, `--namespace "tme" is not a namespace (did you mean "time"?); the namespaces are json, math, text, time`, ""},
-		{"search", []string{"search", "--namespace", "nope", "time"}, `--namespace "nope" is not a namespace; the namespaces are json, math, text, time`, "did you mean"},
-		{"a denied namespace is none", []string{"tools", "--config", deny, "--namespace", "math"}, `--namespace "math" is not a namespace; the namespaces are json, text, time`, ""},
-		{"nor suggested", []string{"tools", "--config", deny, "--namespace", "mat"}, `--namespace "mat" is not a namespace; the namespaces are json, text, time`, "math"},
+		{"tools", []string{"tools", "--namespace", "tme"}, `metatools: no namespace "tme"; list the namespaces to see those there are; did you mean "time"? the namespaces are json, math, text, time [not_found]`, ""},
+		{"search", []string{"search", "--namespace", "nope", "time"}, `no namespace "nope"; list the namespaces to see those there are; the namespaces are json, math, text, time [not_found]`, "did you mean"},
+		{"a denied namespace is none", []string{"tools", "--config", deny, "--namespace", "math"}, `no namespace "math"; list the namespaces to see those there are; the namespaces are json, text, time [not_found]`, ""},
+		{"nor suggested", []string{"tools", "--config", deny, "--namespace", "mat"}, `no namespace "mat"; list the namespaces to see those there are; the namespaces are json, text, time [not_found]`, "math"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := cli(t, "", tt.args...)
-			assert.Equal(t, exitUsage, code)
+			assert.Equal(t, exitFailure, code)
 			assert.Contains(t, stderr, tt.want)
 			assert.NotContains(t, stdout, "0 tools")
 			if tt.not != "" {
@@ -169,7 +169,7 @@ mcpServers:
 		{"tools", []string{"tools", "--config", cfg}, exitOK, ""},
 		{"search", []string{"search", "--config", cfg, "time"}, exitOK, ""},
 		{"tools of its namespace", []string{"tools", "--config", cfg, "--namespace", "broken"}, exitFailure,
-			`metatools: namespace "broken" has no tools: its upstream "broken" failed to connect (see above) [unavailable]`},
+			`metatools: no namespace "broken"; list the namespaces to see those there are; its upstream "broken" failed to connect (see above) [not_found]`},
 		{"run one of its tools", []string{"run", "--config", cfg, "broken:read"}, exitFailure,
 			`metatools: no tool "broken:read"; upstream "broken", whose namespace it names, failed to connect (see above) [not_found]`},
 		{"describe one of its tools", []string{"describe", "--config", cfg, "broken:read"}, exitFailure,

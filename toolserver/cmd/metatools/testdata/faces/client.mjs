@@ -1,0 +1,70 @@
+// Calls metatools' meta-tools with an official TypeScript SDK client and
+// prints what it answered, as JSON. Arguments: the node_modules folder,
+// the SDK ("v1" for @modelcontextprotocol/sdk, "v2" for
+// @modelcontextprotocol/client), the transport ("stdio" or "http"), the
+// metatools binary and its configuration (stdio) or the endpoint (http),
+// and a JSON file of calls [{name, tool, args, follow}]; a call with
+// follow set goes on with each answer's nextCursor, and answers the tools
+// of every page together.
+//
+// Prints {tools: [names of tools/list], answers: {name: {isError, text,
+// structured}}}; a call the client itself refuses (an unknown tool name)
+// answers {protocolError: message}.
+import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { readFileSync } from "node:fs";
+
+const [modules, sdkName, transport, target, config, callsFile] = process.argv.slice(2);
+const load = (...path) => import(pathToFileURL(join(modules, ...path)).href);
+
+let Client, StdioClientTransport, StreamableHTTPClientTransport;
+if (sdkName === "v1") {
+  const dist = ["@modelcontextprotocol", "sdk", "dist", "esm", "client"];
+  ({ Client } = await load(...dist, "index.js"));
+  ({ StdioClientTransport } = await load(...dist, "stdio.js"));
+  ({ StreamableHTTPClientTransport } = await load(...dist, "streamableHttp.js"));
+} else {
+  const dist = ["@modelcontextprotocol", "client", "dist"];
+  ({ Client, StreamableHTTPClientTransport } = await load(...dist, "index.mjs"));
+  ({ StdioClientTransport } = await load(...dist, "stdio.mjs"));
+}
+
+const client = new Client({ name: `faces-${sdkName}-${transport}`, version: "1.0.0" });
+await client.connect(
+  transport === "stdio"
+    ? new StdioClientTransport({ command: target, args: ["serve", "--config", config], stderr: "ignore" })
+    : new StreamableHTTPClientTransport(new URL(target)),
+);
+
+// Every upstream has been up or failed once before the calls.
+for (let i = 0; ; i++) {
+  const res = await client.callTool({ name: "list_namespaces", arguments: {} });
+  const ups = res.structuredContent?.upstreams ?? [];
+  if (ups.length > 0 && ups.every((u) => u.state !== "connecting")) break;
+  if (i > 300) throw new Error("the upstreams did not settle: " + JSON.stringify(ups));
+  await new Promise((r) => setTimeout(r, 100));
+}
+
+const text = (res) => (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+const answers = {};
+for (const call of JSON.parse(readFileSync(callsFile, "utf8"))) {
+  try {
+    let res = await client.callTool({ name: call.tool, arguments: call.args });
+    if (call.follow) {
+      const tools = [...res.structuredContent.tools];
+      const pages = [tools.length];
+      while (!res.isError && res.structuredContent.nextCursor) {
+        res = await client.callTool({ name: call.tool, arguments: { ...call.args, cursor: res.structuredContent.nextCursor } });
+        tools.push(...(res.structuredContent?.tools ?? []));
+        pages.push(res.structuredContent?.tools?.length ?? 0);
+      }
+      res = { ...res, structuredContent: { tools, pages } };
+    }
+    answers[call.name] = { isError: res.isError ?? false, text: text(res), structured: res.structuredContent ?? null };
+  } catch (e) {
+    answers[call.name] = { protocolError: String(e.message ?? e) };
+  }
+}
+const tools = (await client.listTools()).tools.map((t) => t.name);
+console.log(JSON.stringify({ tools, answers }));
+await client.close();
