@@ -79,6 +79,15 @@ type Catalog struct {
 	// and the upstreams' states.
 	Ops *toolops.Service
 
+	// cfg is the configuration the catalogue was built from; codeMode is
+	// its code mode, made by Build when the configuration turns it on,
+	// under the profile codeModeProfile; spares says how many sandboxes
+	// code engines keep ready.
+	cfg             *config.Config
+	codeMode        *toolserver.CodeMode
+	codeModeProfile string
+	spares          spares
+
 	executors   *toolrun.ExecutorRegistry
 	mcp         *mcpexec.Manager
 	grpc        *grpcexec.Executor
@@ -162,6 +171,7 @@ type options struct {
 	stderr   io.Writer
 	builtin  []builtin.Option
 	backoff  backoff
+	spares   spares
 }
 
 // WithLogger sets the logger of the catalogue's components.
@@ -227,12 +237,21 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	o := options{logger: slog.Default(),
+	o := options{logger: slog.Default(), spares: servingSpares,
 		backoff: backoff{initial: DefaultRetryInitial, max: DefaultRetryMax, jitter: rand.Float64}}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	c := &Catalog{relay: &relay{pending: map[string]bool{}}, ready: make(chan struct{}), backoff: o.backoff}
+	c := &Catalog{relay: &relay{pending: map[string]bool{}}, ready: make(chan struct{}), backoff: o.backoff, cfg: cfg, spares: o.spares}
+	// A sandbox this machine cannot run stops the build before any
+	// upstream is started.
+	if cfg.CodeMode.Enabled {
+		cm, err := codeModeOf(cfg.CodeMode, "", o.spares)
+		if err != nil {
+			return nil, err
+		}
+		c.codeMode, c.codeModeProfile = &cm, cfg.CodeMode.Profile
+	}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	searcher, err := newSearcher(cfg.Search)
 	if err != nil {
@@ -658,18 +677,20 @@ func grpcSpec(cfg *config.Config, g config.GRPC) grpcexec.ImportSpec {
 	return spec
 }
 
-// NewServer returns a server over the catalogue, with opts: its tools
-// behind the meta-tools, and the resources, resource templates, prompts
-// and completions of its MCP upstreams, whose changes it follows, and
-// the state of every upstream in list_namespaces
-// ([toolserver.WithUpstreamStatus]). It does not wait for the upstreams
-// to connect, except for those configured with keepNames: their tools,
-// prompts and resources are exposed under their own names, so NewServer
-// waits until each has been up or failed once (within the connect
-// timeout), and a name one of them shares with a meta-tool or another
-// upstream is an error of code [errors.Conflict], and no server is
-// returned. Close the server
-// before the catalogue.
+// NewServer returns the configured server over the catalogue: its tools
+// behind the meta-tools (and execute_code when the configuration turns
+// code mode on), the tools the configuration passes through, the
+// resources, resource templates, prompts and completions of its MCP
+// upstreams, whose changes it follows, the state of every upstream in
+// list_namespaces, and the configuration's server name and shutdown
+// timeout. opts come after the configuration's options and win over
+// them. It does not wait for the upstreams to connect, except for those
+// configured with keepNames: their tools, prompts and resources are
+// exposed under their own names, so NewServer waits until each has been
+// up or failed once (within the connect timeout), and a name one of them
+// shares with a meta-tool or another upstream is an error of code
+// [errors.Conflict], and no server is returned. Close the server before
+// the catalogue.
 func (c *Catalog) NewServer(opts ...toolserver.Option) (*toolserver.Server, error) {
 	for _, i := range c.keepNames {
 		select {
@@ -677,13 +698,53 @@ func (c *Catalog) NewServer(opts ...toolserver.Option) (*toolserver.Server, erro
 		case <-c.ctx.Done():
 		}
 	}
-	all := append([]toolserver.Option{toolserver.WithUpstreams(c.mcp, c.mcpUpstreams...)}, opts...)
-	srv, err := toolserver.New(c.Ops, all...)
+	srv, err := toolserver.New(c.Ops, append(c.serverOptions(), opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("keepNames: %w", err)
 	}
 	c.relay.attach(srv)
 	return srv, nil
+}
+
+// serverOptions are the options of the configured server.
+func (c *Catalog) serverOptions() []toolserver.Option {
+	opts := []toolserver.Option{
+		toolserver.WithUpstreams(c.mcp, c.mcpUpstreams...),
+		toolserver.WithPassthrough(c.cfg.Server.Passthrough...),
+	}
+	if c.cfg.Server.Name != "" {
+		opts = append(opts, toolserver.WithImplementation(c.cfg.Server.Name, toolmodel.ModuleVersion(serverPackage)))
+	}
+	if c.cfg.Server.ShutdownTimeout > 0 {
+		opts = append(opts, toolserver.WithShutdownTimeout(time.Duration(c.cfg.Server.ShutdownTimeout)))
+	}
+	if c.codeMode != nil {
+		opts = append(opts, toolserver.WithCodeMode(*c.codeMode))
+	}
+	return opts
+}
+
+// serverPackage is the package of the server, whose module's version the
+// configured server reports under the configuration's name.
+const serverPackage = "github.com/metatools-go/metatools/toolserver"
+
+// HTTPOptions returns the options of the configured server's streamable
+// HTTP endpoint (server.http): sessions, bounds, origins, bearer tokens
+// and OAuth.
+func (c *Catalog) HTTPOptions() toolserver.HTTPOptions {
+	h := c.cfg.Server.HTTP
+	opts := toolserver.HTTPOptions{
+		Stateless:          h.Stateless,
+		SessionIdleTimeout: time.Duration(h.SessionIdleTimeout),
+		MaxSessions:        h.MaxSessions,
+		BodyReadTimeout:    time.Duration(h.BodyReadTimeout),
+		AllowedOrigins:     h.AllowedOrigins,
+		BearerTokens:       slices.Clone(h.BearerTokens),
+	}
+	if h.OAuth != nil {
+		opts.OAuth = h.OAuth.Options()
+	}
+	return opts
 }
 
 // relay passes the reports of the MCP upstreams to the servers built over

@@ -146,16 +146,6 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level, oneShot b
 	if err != nil {
 		return nil, err
 	}
-	// A sandbox this machine cannot run stops start-up before any upstream
-	// is started.
-	var codeMode *toolserver.CodeMode
-	if cfg.CodeMode.Enabled {
-		cm, err := codeModeOf(cfg, "", servingSpares)
-		if err != nil {
-			return nil, err
-		}
-		codeMode = &cm
-	}
 	var handler slog.Handler = slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: logLevel})
 	opts := []catalog.Option{}
 	if len(cfg.MCPServers)+len(cfg.OpenAPI)+len(cfg.GRPC) > 0 {
@@ -168,6 +158,10 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level, oneShot b
 	}
 	logger := slog.New(handler)
 	opts = append(opts, catalog.WithLogger(logger))
+	if oneShot {
+		// A one-shot command runs one program at most.
+		opts = append(opts, catalog.WithoutSpareSandboxes())
+	}
 	if logLevel <= slog.LevelDebug {
 		opts = append(opts, catalog.WithUpstreamStderr(e.stderr))
 	}
@@ -175,17 +169,7 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level, oneShot b
 	if err != nil {
 		return nil, configError{err}
 	}
-	srvOpts := []toolserver.Option{toolserver.WithLogger(logger), toolserver.WithPassthrough(cfg.Server.Passthrough...)}
-	if cfg.Server.Name != "" {
-		srvOpts = append(srvOpts, toolserver.WithImplementation(cfg.Server.Name, version()))
-	} else {
-		srvOpts = append(srvOpts, toolserver.WithImplementation("metatools", version()))
-	}
-	if codeMode != nil {
-		srvOpts = append(srvOpts, toolserver.WithCodeMode(*codeMode))
-	}
-	srvOpts = append(srvOpts, toolserver.WithShutdownTimeout(shutdownTimeout(cfg)))
-	srv, err := cat.NewServer(srvOpts...)
+	srv, err := cat.NewServer(toolserver.WithLogger(logger))
 	if err != nil {
 		_ = cat.Close()
 		return nil, configError{err}
@@ -344,19 +328,10 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if *addr == "" {
 		return e.stopped(ctx, srv.ServeStdio(ctx))
 	}
-	h := cfg.Server.HTTP
-	opts := toolserver.HTTPOptions{
-		Stateless:          *stateless || h.Stateless,
-		SessionIdleTimeout: time.Duration(h.SessionIdleTimeout),
-		MaxSessions:        h.MaxSessions,
-		BodyReadTimeout:    time.Duration(h.BodyReadTimeout),
-		AllowedOrigins:     h.AllowedOrigins,
-	}
-	if opts.BearerTokens, err = httpTokens(tokens, *tokenFile, h.BearerTokens); err != nil {
+	opts := s.cat.HTTPOptions()
+	opts.Stateless = opts.Stateless || *stateless
+	if opts.BearerTokens, err = httpTokens(tokens, *tokenFile, opts.BearerTokens); err != nil {
 		return err
-	}
-	if h.OAuth != nil {
-		opts.OAuth = h.OAuth.Options()
 	}
 	return e.stopped(ctx, e.serveHTTP(ctx, httpServe{
 		addr: *addr, opts: opts, handler: srv.HTTPHandler(opts), insecure: *insecure, ready: s.cat.Ready(),
@@ -752,7 +727,7 @@ func (e *env) configValidate(args []string) error {
 	path := rest[0]
 	cfg, err := config.Load(path)
 	if err == nil {
-		if serr := checkSandboxFile(cfg.CodeMode); serr != nil {
+		if serr := catalog.CheckSandboxFile(cfg.CodeMode); serr != nil {
 			err = fmt.Errorf("%s: %w", path, serr)
 		}
 	}

@@ -51,7 +51,9 @@ func buildBinaries() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	const runnerPkg = "github.com/metatools-go/metatools/toolruntime/cmd/toolruntime-runner"
+	// The runner is looked for next to the metatools executable, under
+	// the name of its package.
+	const runnerPkg, runnerName = "github.com/metatools-go/metatools/toolruntime/cmd/toolruntime-runner", "toolruntime-runner"
 	for _, b := range []struct {
 		out, pkg string
 		env      []string

@@ -15,27 +15,7 @@ import (
 	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/toolruntime"
 	"github.com/metatools-go/metatools/toolserver"
-	"github.com/metatools-go/metatools/toolserver/config"
 )
-
-// codeModeOf returns the code mode of a configuration, its programs run
-// under profile (the configuration's when empty) by engines keeping sp
-// sandboxes ready.
-func codeModeOf(cfg *config.Config, profile string, sp spares) (toolserver.CodeMode, error) {
-	cm := cfg.CodeMode
-	engines, err := codeEngines(cm, profile, sp)
-	if err != nil {
-		return toolserver.CodeMode{}, err
-	}
-	return toolserver.CodeMode{
-		Timeout: time.Duration(cm.Timeout),
-		Limits: toolcode.Limits{
-			ToolCalls: cm.Limits.ToolCalls, ChainSteps: cm.Limits.ChainSteps, WallTime: time.Duration(cm.Limits.WallTime),
-			OutputBytes: cm.Limits.OutputBytes, Concurrency: cm.Limits.Concurrency,
-		},
-		Engines: engines,
-	}, nil
-}
 
 // execOutput is what `exec --json` prints.
 type execOutput struct {
@@ -97,11 +77,10 @@ func (e *env) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	defer s.Close()
-	cm, err := codeModeOf(s.cfg, *profile, oneShotSpares)
+	x, err := s.cat.NewCodeExecutor(*profile)
 	if err != nil {
-		return err
+		return configError{err}
 	}
-	x := toolserver.NewCodeExecutor(s.cat.Ops, cm)
 	if lang, err = toolserver.CodeLanguage(x.Engines(), lang); err != nil {
 		return usagef("--language: %s", plainText(err))
 	}

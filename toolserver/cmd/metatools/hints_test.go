@@ -11,8 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metatools-go/metatools/errors"
-	"github.com/metatools-go/metatools/toolruntime"
-	"github.com/metatools-go/metatools/toolserver/config"
 )
 
 // writeConfig writes a configuration file and returns its path.
@@ -245,27 +243,4 @@ func TestErrorText(t *testing.T) {
 			assert.Equal(t, tt.want, errorText(tt.err))
 		})
 	}
-}
-
-// TestExecMakesNoSpareSandboxes checks what exec asks of the sandbox:
-// no spare runtimes or instances, as it runs one program, where a
-// server's code mode keeps the engines' defaults.
-func TestExecMakesNoSpareSandboxes(t *testing.T) {
-	var asked []spares
-	original := newBackend
-	newBackend = func(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares) (toolruntime.Backend, error) {
-		asked = append(asked, sp)
-		return original(p, sb, sp)
-	}
-	t.Cleanup(func() { newBackend = original })
-
-	code, stdout, stderr := cli(t, "return 6 * 7", "exec", "-")
-	require.Equal(t, exitOK, code, stderr)
-	assert.Equal(t, "42\n", stdout)
-	assert.Equal(t, []spares{{}}, asked, "exec makes none")
-
-	asked = nil
-	code, _, stderr = cli(t, "", "tools", "--config", writeConfig(t, "codeMode: {enabled: true}\n"))
-	require.Equal(t, exitOK, code, stderr)
-	assert.Equal(t, []spares{servingSpares}, asked, "a server's code mode keeps the defaults")
 }

@@ -1,4 +1,4 @@
-package main
+package catalog
 
 import (
 	"fmt"
@@ -13,11 +13,12 @@ import (
 	"github.com/metatools-go/metatools/toolruntime/inprocess"
 	"github.com/metatools-go/metatools/toolruntime/process"
 	"github.com/metatools-go/metatools/toolruntime/wasm"
+	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/config"
 )
 
 // runnerName is the runner binary of the standard profile, looked for
-// next to the metatools executable and then on the PATH.
+// next to the running executable and then on the PATH.
 const runnerName = "toolruntime-runner"
 
 // spares is how many sandboxes a code engine makes ahead of the programs
@@ -35,21 +36,67 @@ var (
 	// servingSpares are the engines' defaults, for a server that runs
 	// program after program.
 	servingSpares = spares{runtimes: javascript.DefaultSpareRuntimes, instances: wasm.DefaultSpares}
-	// oneShotSpares make none: `exec` runs one program and exits, and a
-	// spare would be made for nothing (a WebAssembly instance holds tens of
+	// oneShotSpares make none: a process that runs one program and exits
+	// would make a spare for nothing (a WebAssembly instance holds tens of
 	// MiB).
 	oneShotSpares = spares{}
 )
 
 // newBackend returns the backend of a profile; tests replace it to see
-// what the commands ask for.
+// what a catalogue asks for.
 var newBackend = sandboxBackend
 
+// WithoutSpareSandboxes makes the engines of code mode keep no sandbox
+// ready ahead of the programs: for a process that runs one program and
+// exits, such as `metatools exec`. By default they keep their defaults
+// ready, as a server that runs program after program wants.
+func WithoutSpareSandboxes() Option { return func(o *options) { o.spares = oneShotSpares } }
+
+// CodeMode returns the code mode of the configuration (codeMode), its
+// programs run under the security profile named (the configuration's
+// when empty, dev when neither names one), within the sandbox's limits.
+// A profile this machine cannot enforce is an error naming what is
+// missing. NewServer gives the configured server the one Build made.
+func (c *Catalog) CodeMode(profile string) (toolserver.CodeMode, error) {
+	if c.codeMode != nil && (profile == "" || profile == c.codeModeProfile) {
+		return *c.codeMode, nil
+	}
+	return codeModeOf(c.cfg.CodeMode, profile, c.spares)
+}
+
+// NewCodeExecutor returns an executor of programs under the security
+// profile named (see [Catalog.CodeMode]), over the catalogue's
+// operations, with the configuration's timeout and limits: code mode's
+// engine for a program run outside a server.
+func (c *Catalog) NewCodeExecutor(profile string) (*toolcode.Executor, error) {
+	cm, err := c.CodeMode(profile)
+	if err != nil {
+		return nil, err
+	}
+	return toolserver.NewCodeExecutor(c.Ops, cm), nil
+}
+
+// codeModeOf returns the code mode of cm under a security profile,
+// keeping sp sandboxes ready.
+func codeModeOf(cm config.CodeMode, profile string, sp spares) (toolserver.CodeMode, error) {
+	engines, err := codeEngines(cm, profile, sp)
+	if err != nil {
+		return toolserver.CodeMode{}, err
+	}
+	return toolserver.CodeMode{
+		Timeout: time.Duration(cm.Timeout),
+		Limits: toolcode.Limits{
+			ToolCalls: cm.Limits.ToolCalls, ChainSteps: cm.Limits.ChainSteps, WallTime: time.Duration(cm.Limits.WallTime),
+			OutputBytes: cm.Limits.OutputBytes, Concurrency: cm.Limits.Concurrency,
+		},
+		Engines: engines,
+	}, nil
+}
+
 // codeEngines returns the engines of code mode: JavaScript and TypeScript,
-// run under the security profile named (the configuration's when empty,
-// dev when neither names one), within the sandbox's limits, keeping sp
-// sandboxes ready. A profile this machine cannot enforce is an error
-// naming what is missing.
+// run under the security profile named (cm's when empty, dev when
+// neither names one), within the sandbox's limits, keeping sp sandboxes
+// ready.
 func codeEngines(cm config.CodeMode, profile string, sp spares) ([]toolcode.Engine, error) {
 	if profile == "" {
 		profile = cm.Profile
@@ -63,14 +110,14 @@ func codeEngines(cm config.CodeMode, profile string, sp spares) ([]toolcode.Engi
 	}
 	backend, err := newBackend(p, cm.Sandbox, sp)
 	if err != nil {
-		return nil, configError{fmt.Errorf("codeMode profile %s: %w", p, err)}
+		return nil, fmt.Errorf("codeMode profile %s: %w", p, err)
 	}
 	rt, err := toolruntime.New(toolruntime.WithBackend(p, backend), toolruntime.WithLimits(toolruntime.Limits{
 		CPUTime: time.Duration(cm.Sandbox.CPUTime), Memory: cm.Sandbox.Memory,
 		Processes: cm.Sandbox.Processes, FileSize: cm.Sandbox.FileSize,
 	}))
 	if err != nil {
-		return nil, configError{fmt.Errorf("codeMode profile %s: %w", p, err)}
+		return nil, fmt.Errorf("codeMode profile %s: %w", p, err)
 	}
 	var engines []toolcode.Engine
 	for _, lang := range []string{"javascript", "typescript"} {
@@ -121,7 +168,7 @@ func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares)
 
 // sandboxFile is where a profile that runs programs out of process finds
 // the file it runs them with: the path configured as
-// codeMode.sandbox.<setting>, else name next to the metatools executable
+// codeMode.sandbox.<setting>, else name next to the running executable
 // or on the PATH, which `make <target>` builds.
 type sandboxFile struct {
 	configured, name, setting, target string
@@ -140,11 +187,11 @@ func sandboxFileOf(p toolruntime.SecurityProfile, sb config.Sandbox) (f sandboxF
 	return sandboxFile{}, false
 }
 
-// checkSandboxFile refuses, as serve does at its start, a configuration
-// whose code mode names a file for its profile's sandbox that is not
-// there. A file it does not name is looked for on the machine when serve
-// starts, which is not the configuration's to answer for.
-func checkSandboxFile(cm config.CodeMode) error {
+// CheckSandboxFile refuses, as Build does, a configuration whose code
+// mode names a file for its profile's sandbox that is not there. A file
+// it does not name is looked for on the machine when Build runs, which
+// is not the configuration's to answer for.
+func CheckSandboxFile(cm config.CodeMode) error {
 	f, ok := sandboxFileOf(toolruntime.SecurityProfile(cm.Profile), cm.Sandbox)
 	if !cm.Enabled || !ok || f.configured == "" {
 		return nil
@@ -154,7 +201,7 @@ func checkSandboxFile(cm config.CodeMode) error {
 }
 
 // locate returns the configured file, or else the file named next to the
-// metatools executable, or else on the PATH; the error says how to get
+// running executable, or else on the PATH; the error says how to get
 // one.
 func (f sandboxFile) locate() (string, error) {
 	if f.configured != "" {

@@ -1,0 +1,75 @@
+package catalog
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/toolcode"
+	"github.com/metatools-go/metatools/toolruntime"
+	"github.com/metatools-go/metatools/toolserver/config"
+)
+
+// TestLocateSaysHowToGetTheRunner shows that the error for a runner found
+// nowhere names the make target that builds it and the setting that
+// points to it, and that a configured file that is not there is named by
+// its setting.
+func TestLocateSaysHowToGetTheRunner(t *testing.T) {
+	_, err := sandboxFile{name: "no-such-runner.wasm", setting: "wasmModule", target: "runner-wasm"}.locate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no-such-runner.wasm is neither next to the metatools executable nor on the PATH")
+	assert.Contains(t, err.Error(), "build it with `make runner-wasm`, or set codeMode.sandbox.wasmModule")
+
+	missing := filepath.Join(t.TempDir(), "runner")
+	_, err = sandboxFile{missing, "toolruntime-runner", "runner", "runner"}.locate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "codeMode.sandbox.runner: stat "+missing)
+
+	present := t.TempDir()
+	found, err := sandboxFile{present, "x", "runner", "runner"}.locate()
+	require.NoError(t, err)
+	assert.Equal(t, present, found)
+}
+
+// TestSpareSandboxes checks what a catalogue asks of the sandbox: a
+// server's code mode keeps the engines' defaults ready, and a catalogue
+// built WithoutSpareSandboxes, for a process that runs one program, none.
+func TestSpareSandboxes(t *testing.T) {
+	var asked []spares
+	original := newBackend
+	newBackend = func(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares) (toolruntime.Backend, error) {
+		asked = append(asked, sp)
+		return original(p, sb, sp)
+	}
+	t.Cleanup(func() { newBackend = original })
+	ctx := context.Background()
+	build := func(cfg *config.Config, opts ...Option) *Catalog {
+		opts = append(opts, WithLogger(slog.New(slog.DiscardHandler)))
+		c, err := Build(ctx, cfg, opts...)
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, c.Close()) })
+		return c
+	}
+
+	build(&config.Config{CodeMode: config.CodeMode{Enabled: true}})
+	assert.Equal(t, []spares{servingSpares}, asked, "a server's code mode keeps the defaults")
+
+	asked = nil
+	c := build(&config.Config{CodeMode: config.CodeMode{Enabled: true}}, WithoutSpareSandboxes())
+	_, err := c.NewCodeExecutor("")
+	require.NoError(t, err)
+	assert.Equal(t, []spares{{}}, asked, "one code mode, made by Build, with no spare")
+
+	asked = nil
+	c = build(&config.Config{}, WithoutSpareSandboxes())
+	x, err := c.NewCodeExecutor("dev")
+	require.NoError(t, err)
+	res, err := x.Execute(ctx, toolcode.ExecuteParams{Code: "return 6 * 7"})
+	require.NoError(t, err)
+	assert.JSONEq(t, "42", string(res.Value))
+	assert.Equal(t, []spares{{}}, asked, "an executor outside a server makes none")
+}
