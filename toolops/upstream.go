@@ -36,8 +36,9 @@ type Upstream struct {
 	// Tools is the number of tools the upstream brought, when up.
 	Tools int `json:"tools"`
 	// Error is why the upstream failed, or, while it connects again, why
-	// the previous attempt failed.
-	Error string `json:"error,omitempty"`
+	// the previous attempt failed; ErrorCode is that failure's code.
+	Error     string      `json:"error,omitempty"`
+	ErrorCode errors.Code `json:"errorCode,omitempty"`
 	// Attempts is the number of connection attempts made so far,
 	// counting the one under way.
 	Attempts int `json:"attempts,omitempty"`
@@ -46,6 +47,15 @@ type Upstream struct {
 	NextRetry time.Time `json:"nextRetry,omitzero"`
 	// Since is when the upstream entered its state.
 	Since time.Time `json:"since,omitzero"`
+	// Duration is how long the last connection attempt took: for a
+	// person watching start-up, not for an agent, to which it is not
+	// sent.
+	Duration time.Duration `json:"-"`
+	// Skipped lists the tools the upstream offers that were left out,
+	// each as its name and the reason ("\"bad name\": ..."): a tool whose
+	// name or schema no catalogue tool can have. The other tools are
+	// served.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Upstreams returns the state of the sources of the catalogue's tools,

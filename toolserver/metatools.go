@@ -37,7 +37,7 @@ const MetaErrorKey = "dev.metatools/error"
 type searchInput struct {
 	Query     string `json:"query" jsonschema:"what you need a tool for, in a few words (empty lists the catalogue)"`
 	Namespace string `json:"namespace,omitempty" jsonschema:"only tools of this namespace (see list_namespaces)"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"how many tools to return (default: the server's, 5 unless configured)"`
+	Limit     int    `json:"limit,omitempty"`
 	Cursor    string `json:"cursor,omitempty" jsonschema:"nextCursor of a previous answer, for more results"`
 }
 
@@ -146,6 +146,7 @@ func (s *Server) addMetaTools() {
 	addMetaTool[searchInput, searchOutput](s, &mcp.Tool{Name: ToolSearch, Title: "Search tools", Annotations: readOnly,
 		Description: searchDescription},
 		func(in, out *jsonschema.Schema) {
+			in.Properties["limit"].Description = fmt.Sprintf("how many tools to return (default %d)", s.ops.Limits().SearchResults)
 			in.Properties["limit"].Minimum = new(float64)
 			in.Properties["limit"].Maximum = jsonschema.Ptr(float64(toolops.MaxSearchResults))
 			if s.codeMode == nil {

@@ -103,9 +103,9 @@ func TestBuildDoesNotWaitForUpstreams(t *testing.T) {
 	gate := make(chan struct{})
 	_, url := toolServer(t, gate, "slowpoke")
 	var mu sync.Mutex
-	var states []catalog.State
+	var states []string
 	cat := buildNow(t, "search: {engine: lexical}\nmcpServers:\n  - {name: slow, url: '"+url+"'}\n",
-		catalog.WithProgress(func(u catalog.Upstream, _ bool) {
+		catalog.WithProgress(func(u toolops.Upstream, _ bool) {
 			if u.Name == "slow" {
 				mu.Lock()
 				states = append(states, u.State)
@@ -115,9 +115,9 @@ func TestBuildDoesNotWaitForUpstreams(t *testing.T) {
 
 	ups := cat.Upstreams()
 	require.Len(t, ups, 2)
-	assert.Equal(t, catalog.Up, ups[0].State, "the built-in tools are there at once")
+	assert.Equal(t, toolops.UpstreamUp, ups[0].State, "the built-in tools are there at once")
 	assert.Positive(t, cat.Index.Len())
-	assert.Equal(t, catalog.Connecting, ups[1].State)
+	assert.Equal(t, toolops.UpstreamConnecting, ups[1].State)
 	assert.Equal(t, 1, ups[1].Attempts)
 	assert.False(t, ups[1].Since.IsZero())
 	select {
@@ -130,11 +130,11 @@ func TestBuildDoesNotWaitForUpstreams(t *testing.T) {
 	close(gate)
 	require.NoError(t, cat.Wait(t.Context()))
 	ups = cat.Upstreams()
-	assert.Equal(t, catalog.Up, ups[1].State)
+	assert.Equal(t, toolops.UpstreamUp, ups[1].State)
 	assert.Equal(t, 1, ups[1].Tools)
 	assert.Equal(t, []string{"slow:slowpoke"}, indexSearchIDs(t, cat.Index, "slowpoke"))
 	mu.Lock()
-	assert.Equal(t, []catalog.State{catalog.Connecting, catalog.Up}, states, "progress reports each change of state")
+	assert.Equal(t, []string{toolops.UpstreamConnecting, toolops.UpstreamUp}, states, "progress reports each change of state")
 	mu.Unlock()
 }
 
@@ -170,13 +170,13 @@ func TestFailingUpstreamIsRetriedWithBackoff(t *testing.T) {
 		for attempt, delay := range []time.Duration{900 * time.Millisecond, 1800 * time.Millisecond, 3600 * time.Millisecond, 3600 * time.Millisecond} {
 			synctest.Wait()
 			u := cat.Upstreams()[0]
-			require.Equal(t, catalog.Failed, u.State)
-			require.ErrorContains(t, u.Err, "notes.yaml")
+			require.Equal(t, toolops.UpstreamFailed, u.State)
+			require.Contains(t, u.Error, "notes.yaml")
 			assert.Equal(t, attempt+1, u.Attempts)
 			assert.Equal(t, u.Since.Add(delay), u.NextRetry, "attempt %d", attempt+1)
 			time.Sleep(delay - time.Nanosecond)
 			synctest.Wait()
-			assert.Equal(t, catalog.Failed, cat.Upstreams()[0].State, "no attempt before the delay")
+			assert.Equal(t, toolops.UpstreamFailed, cat.Upstreams()[0].State, "no attempt before the delay")
 			time.Sleep(time.Nanosecond)
 		}
 		// The fifth attempt fails before the document appears.
@@ -186,7 +186,7 @@ func TestFailingUpstreamIsRetriedWithBackoff(t *testing.T) {
 		time.Sleep(3600 * time.Millisecond)
 		synctest.Wait()
 		u := cat.Upstreams()[0]
-		assert.Equal(t, catalog.Up, u.State)
+		assert.Equal(t, toolops.UpstreamUp, u.State)
 		assert.Equal(t, 6, u.Attempts)
 		assert.Positive(t, u.Tools)
 		assert.True(t, u.NextRetry.IsZero())

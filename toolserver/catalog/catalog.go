@@ -105,7 +105,7 @@ type Catalog struct {
 	backoff backoff
 
 	mu        sync.Mutex
-	upstreams []Upstream
+	upstreams []toolops.Upstream
 	// keepNames are the upstreams whose tools keep their names, which a
 	// server waits for (NewServer).
 	keepNames []int
@@ -118,56 +118,12 @@ type Catalog struct {
 // The session manager gives servers the sessions of the MCP upstreams.
 var _ toolserver.Upstreams = (*mcpexec.Manager)(nil)
 
-// State is the state of an upstream.
-type State string
-
-// The states of an upstream.
-const (
-	// Connecting: a connection attempt is under way.
-	Connecting State = toolops.UpstreamConnecting
-	// Up: the upstream connected; its tools are in the index.
-	Up State = toolops.UpstreamUp
-	// Failed: the last attempt failed; the next is at NextRetry, unless
-	// that is zero (a fault of the configuration, which no retry cures).
-	Failed State = toolops.UpstreamFailed
-)
-
-// Upstream is the state of one source of tools.
-type Upstream struct {
-	// Kind is "builtin", "mcp", "openapi" or "grpc".
-	Kind string `json:"kind"`
-	// Name is the upstream's name in the configuration.
-	Name string `json:"name"`
-	// State is where its connection stands.
-	State State `json:"state"`
-	// Tools is the number of tools it brought, once up.
-	Tools int `json:"tools"`
-	// Duration is how long the last connection attempt took.
-	Duration time.Duration `json:"duration"`
-	// Err is why it failed (state Failed), or why the previous attempt
-	// failed while it connects again; its tools are absent until it is up.
-	Err error `json:"-"`
-	// Attempts is the number of connection attempts made so far,
-	// counting the one under way.
-	Attempts int `json:"attempts"`
-	// Since is when the upstream entered its state.
-	Since time.Time `json:"since"`
-	// NextRetry is when a failed upstream is tried again; zero when it
-	// is not.
-	NextRetry time.Time `json:"nextRetry,omitzero"`
-	// Skipped lists the tools it offers that were left out, each as its
-	// name and the reason ("\"bad name\": ..."): an MCP server's tool
-	// whose name or schema no metatools tool can have. The other tools
-	// are served.
-	Skipped []string `json:"skipped,omitempty"`
-}
-
 // Option configures [Build].
 type Option func(*options)
 
 type options struct {
 	logger   *slog.Logger
-	progress func(u Upstream, done bool)
+	progress func(u toolops.Upstream, done bool)
 	stderr   io.Writer
 	builtin  []builtin.Option
 	backoff  backoff
@@ -178,11 +134,11 @@ type options struct {
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // WithProgress is called on each change of an upstream's state: when a
-// connection attempt starts (done false, state [Connecting]) and when it
-// ends (done true, state [Up] with its tool count, or [Failed] with its
+// connection attempt starts (done false, state [toolops.UpstreamConnecting]) and when it
+// ends (done true, state [toolops.UpstreamUp] with its tool count, or [toolops.UpstreamFailed] with its
 // error and next retry), from several goroutines at once; the calls for
 // one upstream come in order.
-func WithProgress(fn func(u Upstream, done bool)) Option {
+func WithProgress(fn func(u toolops.Upstream, done bool)) Option {
 	return func(o *options) { o.progress = fn }
 }
 
@@ -285,11 +241,11 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	var jobs []job
 	indexOpts := []toolindex.Option{toolindex.WithSearcher(searcher)}
 	if !cfg.Builtin.Disabled {
-		jobs = append(jobs, job{upstream: Upstream{Kind: "builtin", Name: "builtin"}, inline: true})
+		jobs = append(jobs, job{upstream: toolops.Upstream{Kind: "builtin", Name: "builtin"}, inline: true})
 	}
 	stderr := newUpstreamStderr(o.stderr)
 	for _, s := range cfg.MCPServers {
-		j := job{upstream: Upstream{Kind: "mcp", Name: s.Name}, retry: true, keepNames: s.KeepNames}
+		j := job{upstream: toolops.Upstream{Kind: "mcp", Name: s.Name}, retry: true, keepNames: s.KeepNames}
 		if err := c.mcp.AddServer(s.Name, mcpConfig(s, stderr)); err != nil {
 			// A fault of the configuration, which no retry cures.
 			j.connect, j.retry = func(context.Context) (int, error) { return 0, err }, false
@@ -308,13 +264,13 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		c.mcpUpstreams = append(c.mcpUpstreams, toolserver.Upstream{Server: s.Name, Namespace: namespace, KeepNames: s.KeepNames, Deferred: !s.KeepNames})
 	}
 	for i := range cfg.OpenAPI {
-		jobs = append(jobs, job{upstream: Upstream{Kind: "openapi", Name: cfg.OpenAPI[i].Name}, retry: true,
+		jobs = append(jobs, job{upstream: toolops.Upstream{Kind: "openapi", Name: cfg.OpenAPI[i].Name}, retry: true,
 			connect: func(ctx context.Context) (int, error) { return c.addOpenAPI(ctx, cfg, i) }})
 	}
 	for _, g := range cfg.GRPC {
 		src := c.track(len(jobs), c.grpc.Source(grpcSpec(cfg, g)))
 		indexOpts = append(indexOpts, toolindex.WithSource(src))
-		jobs = append(jobs, job{upstream: Upstream{Kind: "grpc", Name: g.Name}, retry: true,
+		jobs = append(jobs, job{upstream: toolops.Upstream{Kind: "grpc", Name: g.Name}, retry: true,
 			connect: func(ctx context.Context) (int, error) { return c.refresh(ctx, src) }})
 	}
 	c.Index = toolindex.New(indexOpts...)
@@ -328,7 +284,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		toolmodel.BackendHTTP:  httpexec.New(),
 	})
 	c.Runner = newRunner(cfg, c.executors, c.Index)
-	c.Ops, err = toolops.New(c.Index, c.Docs, c.Runner, toolops.WithUpstreams(c.status), toolops.WithLimits(toolops.Limits{
+	c.Ops, err = toolops.New(c.Index, c.Docs, c.Runner, toolops.WithUpstreams(c.Upstreams), toolops.WithLimits(toolops.Limits{
 		SearchResults: cfg.Search.Limit, ChainSteps: cfg.Limits.ChainSteps, AnswerBytes: cfg.Limits.AnswerBytes,
 	}))
 	if err != nil {
@@ -350,7 +306,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 
 // skippedTools describes the tools of an MCP server that its last
 // listing left out.
-func (c *Catalog) skippedTools(u *Upstream) []string {
+func (c *Catalog) skippedTools(u *toolops.Upstream) []string {
 	if u.Kind != "mcp" {
 		return nil
 	}
@@ -426,7 +382,7 @@ func idempotentTools(cfg *config.Config) []string {
 
 // job connects one upstream.
 type job struct {
-	upstream Upstream
+	upstream toolops.Upstream
 	// connect makes one attempt and returns the number of tools the
 	// upstream brought.
 	connect func(ctx context.Context) (int, error)
@@ -463,14 +419,14 @@ func (b backoff) delay(failures int) time.Duration {
 }
 
 // start sets every upstream connecting and starts following each one.
-func (c *Catalog) start(jobs []job, timeout time.Duration, progress func(Upstream, bool)) {
+func (c *Catalog) start(jobs []job, timeout time.Duration, progress func(toolops.Upstream, bool)) {
 	now := time.Now()
-	c.upstreams = make([]Upstream, len(jobs))
+	c.upstreams = make([]toolops.Upstream, len(jobs))
 	c.settled = make([]chan struct{}, len(jobs))
 	for i, j := range jobs {
 		c.upstreams[i] = j.upstream
 		// The first attempt starts now.
-		c.upstreams[i].State, c.upstreams[i].Since, c.upstreams[i].Attempts = Connecting, now, 1
+		c.upstreams[i].State, c.upstreams[i].Since, c.upstreams[i].Attempts = toolops.UpstreamConnecting, now, 1
 		c.settled[i] = make(chan struct{})
 		if j.keepNames {
 			c.keepNames = append(c.keepNames, i)
@@ -497,12 +453,12 @@ func (c *Catalog) start(jobs []job, timeout time.Duration, progress func(Upstrea
 
 // follow connects the i-th upstream, trying again after each failure
 // when its job says so, until it is up or the catalogue closes.
-func (c *Catalog) follow(i int, j job, timeout time.Duration, progress func(Upstream, bool)) {
+func (c *Catalog) follow(i int, j job, timeout time.Duration, progress func(toolops.Upstream, bool)) {
 	settle := sync.OnceFunc(func() { close(c.settled[i]) })
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		c.update(i, progress, false, func(u *Upstream) {
-			u.State, u.Attempts, u.Since, u.NextRetry = Connecting, attempt, start, time.Time{}
+		c.update(i, progress, false, func(u *toolops.Upstream) {
+			u.State, u.Attempts, u.Since, u.NextRetry = toolops.UpstreamConnecting, attempt, start, time.Time{}
 		})
 		ctx, cancel := context.WithTimeout(c.ctx, timeout)
 		if j.upstream.Kind == "mcp" {
@@ -519,8 +475,8 @@ func (c *Catalog) follow(i int, j job, timeout time.Duration, progress func(Upst
 		}
 		end := time.Now()
 		if err == nil {
-			c.update(i, progress, true, func(u *Upstream) {
-				u.State, u.Tools, u.Err, u.Since, u.Duration = Up, n, nil, end, end.Sub(start)
+			c.update(i, progress, true, func(u *toolops.Upstream) {
+				u.State, u.Tools, u.Error, u.ErrorCode, u.Since, u.Duration = toolops.UpstreamUp, n, "", "", end, end.Sub(start)
 				u.Skipped = c.skippedTools(u)
 			})
 			settle()
@@ -534,8 +490,9 @@ func (c *Catalog) follow(i int, j job, timeout time.Duration, progress func(Upst
 		if j.retry {
 			next = end.Add(delay)
 		}
-		c.update(i, progress, true, func(u *Upstream) {
-			u.State, u.Tools, u.Err, u.Since, u.Duration, u.NextRetry = Failed, 0, err, end, end.Sub(start), next
+		c.update(i, progress, true, func(u *toolops.Upstream) {
+			u.State, u.Tools, u.Since, u.Duration, u.NextRetry = toolops.UpstreamFailed, 0, end, end.Sub(start), next
+			u.Error, u.ErrorCode = failureText(err), errors.CodeOf(err)
 			u.Skipped = nil
 		})
 		settle()
@@ -553,7 +510,7 @@ func (c *Catalog) follow(i int, j job, timeout time.Duration, progress func(Upst
 }
 
 // update changes the state of the i-th upstream and reports it.
-func (c *Catalog) update(i int, progress func(Upstream, bool), done bool, fn func(u *Upstream)) {
+func (c *Catalog) update(i int, progress func(toolops.Upstream, bool), done bool, fn func(u *toolops.Upstream)) {
 	c.mu.Lock()
 	fn(&c.upstreams[i])
 	u := c.upstreams[i]
@@ -592,7 +549,7 @@ func (s *trackedSource) ListTools(ctx context.Context) ([]toolindex.Registration
 	s.mu.Unlock()
 	if err == nil {
 		s.c.mu.Lock()
-		if u := &s.c.upstreams[s.i]; u.State == Up {
+		if u := &s.c.upstreams[s.i]; u.State == toolops.UpstreamUp {
 			u.Tools, u.Skipped = len(regs), s.c.skippedTools(u)
 		}
 		s.c.mu.Unlock()
@@ -798,7 +755,7 @@ func (r *relay) attach(s *toolserver.Server) {
 // Upstreams returns the current state of each upstream, in the order of
 // the configuration, the built-in tools first. It is safe for concurrent
 // use.
-func (c *Catalog) Upstreams() []Upstream {
+func (c *Catalog) Upstreams() []toolops.Upstream {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := slices.Clone(c.upstreams)
@@ -808,18 +765,15 @@ func (c *Catalog) Upstreams() []Upstream {
 	return out
 }
 
-// status returns the upstreams' states as the operations report them.
-func (c *Catalog) status() []toolops.Upstream {
-	ups := c.Upstreams()
-	out := make([]toolops.Upstream, len(ups))
-	for i, u := range ups {
-		out[i] = toolops.Upstream{Name: u.Name, Kind: u.Kind, State: string(u.State), Tools: u.Tools,
-			Attempts: u.Attempts, NextRetry: u.NextRetry, Since: u.Since}
-		if u.Err != nil {
-			out[i].Error = u.Err.Error()
-		}
+// failureText is the text of an upstream's failure, for the agents that
+// read it in list_namespaces and the people who watch start-up: the
+// cause, without the operation and backend that a log names.
+func failureText(err error) string {
+	var e *errors.Error
+	if errors.As(err, &e) && e == err && e.Err != nil { //nolint:errorlint // the top of the chain itself
+		return e.Err.Error()
 	}
-	return out
+	return err.Error()
 }
 
 // Ready returns a channel that is closed once every upstream has been up

@@ -11,6 +11,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolserver/builtin"
 	"github.com/metatools-go/metatools/toolserver/catalog"
 	"github.com/metatools-go/metatools/toolserver/config"
@@ -33,7 +34,7 @@ func TestBuiltinCatalogue(t *testing.T) {
 	ups := cat.Upstreams()
 	require.Len(t, ups, 1)
 	assert.Equal(t, "builtin", ups[0].Kind)
-	require.NoError(t, ups[0].Err)
+	require.Empty(t, ups[0].Error)
 	assert.Equal(t, cat.Index.Len(), ups[0].Tools)
 
 	ctx := context.Background()
@@ -73,7 +74,7 @@ limits: {connectTimeout: 10s}
 mcpServers:
   - {name: missing, command: /nonexistent/server}
   - {name: refused, url: "http://127.0.0.1:1/mcp"}
-`, catalog.WithRetryBackoff(time.Hour, time.Hour), catalog.WithProgress(func(u catalog.Upstream, done bool) {
+`, catalog.WithRetryBackoff(time.Hour, time.Hour), catalog.WithProgress(func(u toolops.Upstream, done bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		state := "start"
@@ -85,11 +86,11 @@ mcpServers:
 	ups := cat.Upstreams()
 	require.Len(t, ups, 3)
 	assert.Equal(t, []string{"builtin", "missing", "refused"}, []string{ups[0].Name, ups[1].Name, ups[2].Name})
-	require.NoError(t, ups[0].Err)
-	assert.Equal(t, catalog.Up, ups[0].State)
+	require.Empty(t, ups[0].Error)
+	assert.Equal(t, toolops.UpstreamUp, ups[0].State)
 	for _, u := range ups[1:] {
-		require.Error(t, u.Err)
-		assert.Equal(t, catalog.Failed, u.State)
+		require.NotEmpty(t, u.Error)
+		assert.Equal(t, toolops.UpstreamFailed, u.State)
 		assert.Equal(t, 1, u.Attempts)
 		assert.WithinDuration(t, u.Since.Add(time.Hour), u.NextRetry, time.Hour/5, "retried after the backoff, less its jitter")
 	}

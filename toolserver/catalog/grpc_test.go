@@ -39,7 +39,7 @@ grpc:
 `, ln.Addr().String()))
 	ups := cat.Upstreams()
 	require.Len(t, ups, 1)
-	require.NoError(t, ups[0].Err)
+	require.Empty(t, ups[0].Error)
 	assert.Equal(t, 3, ups[0].Tools, "Check, List and Watch")
 
 	ctx := context.Background()

@@ -81,7 +81,7 @@ func TestURLUpstream(t *testing.T) {
 			cat := build(t, "builtin: {disabled: true}\nmcpServers:\n  - {name: greeter, url: '"+endpoint+"', headers: {X-Team: blue}}\n", tc.opts...)
 			ups := cat.Upstreams()
 			require.Len(t, ups, 1)
-			require.NoError(t, ups[0].Err)
+			require.Empty(t, ups[0].Error)
 			assert.Equal(t, 1, ups[0].Tools)
 
 			ctx := context.Background()
@@ -110,7 +110,7 @@ limits: {connectTimeout: 10s}
 mcpServers:
   - {name: noisy, command: /bin/sh, args: ["-c", "echo noisy upstream speaking >&2; exit 3"]}
 `, catalog.WithUpstreamStderr(stderr))
-	require.Error(t, cat.Upstreams()[0].Err, "a server that exits at once fails to connect")
+	require.NotEmpty(t, cat.Upstreams()[0].Error, "a server that exits at once fails to connect")
 	deadline := time.After(10 * time.Second)
 	for !strings.Contains(stderr.String(), "noisy upstream speaking") {
 		select {
@@ -139,7 +139,7 @@ func TestUpstreamWithAnInvalidToolKeepsTheOthers(t *testing.T) {
 		catalog.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
 	ups := cat.Upstreams()
 	require.Len(t, ups, 1)
-	require.NoError(t, ups[0].Err, "the upstream is not skipped")
+	require.Empty(t, ups[0].Error, "the upstream is not skipped")
 	assert.Equal(t, 2, ups[0].Tools)
 	require.Len(t, ups[0].Skipped, 1)
 	assert.Contains(t, ups[0].Skipped[0], `"bad name!"`)

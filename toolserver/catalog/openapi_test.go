@@ -50,7 +50,7 @@ openapi:
 `, api.URL))
 	ups := cat.Upstreams()
 	require.Len(t, ups, 1)
-	require.NoError(t, ups[0].Err)
+	require.Empty(t, ups[0].Error)
 	assert.Equal(t, 2, ups[0].Tools)
 
 	ctx := context.Background()
@@ -82,9 +82,9 @@ openapi: [{name: notes, spec: testdata/notes.yaml, maxDocumentBytes: 100}]
 `)
 		ups := cat.Upstreams()
 		require.Len(t, ups, 1)
-		require.ErrorIs(t, ups[0].Err, errors.ErrResourceExhausted)
-		assert.Contains(t, ups[0].Err.Error(), "limit of 100 bytes")
-		assert.Contains(t, ups[0].Err.Error(), "openapi[0].maxDocumentBytes")
+		require.Equal(t, errors.ResourceExhausted, ups[0].ErrorCode)
+		assert.Contains(t, ups[0].Error, "limit of 100 bytes")
+		assert.Contains(t, ups[0].Error, "openapi[0].maxDocumentBytes")
 	})
 	t.Run("connect timeout", func(t *testing.T) {
 		release := make(chan struct{})
@@ -103,7 +103,7 @@ openapi: [{name: silent, spec: "%s/spec.yaml"}]
 `, silent.URL))
 		ups := cat.Upstreams()
 		require.Len(t, ups, 1)
-		require.ErrorIs(t, ups[0].Err, errors.ErrTimeout)
+		require.Equal(t, errors.Timeout, ups[0].ErrorCode)
 	})
 	t.Run("a URL's secrets", func(t *testing.T) {
 		closed := httptest.NewServer(http.NotFoundHandler())
@@ -114,8 +114,8 @@ openapi: [{name: gone, spec: "%s/spec.yaml?api_key=k3y-of-the-spec"}]
 `, closed.URL))
 		ups := cat.Upstreams()
 		require.Len(t, ups, 1)
-		require.ErrorIs(t, ups[0].Err, errors.ErrUnavailable)
-		assert.NotContains(t, ups[0].Err.Error(), "k3y-of-the-spec")
-		assert.Contains(t, ups[0].Err.Error(), closed.URL+"/spec.yaml")
+		require.Equal(t, errors.Unavailable, ups[0].ErrorCode)
+		assert.NotContains(t, ups[0].Error, "k3y-of-the-spec")
+		assert.Contains(t, ups[0].Error, closed.URL+"/spec.yaml")
 	})
 }

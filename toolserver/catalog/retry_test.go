@@ -58,7 +58,7 @@ limits: {retries: 2}
 openapi:
   - {name: notes, spec: testdata/notes.yaml, baseUrl: %s/v1, secrets: {bearerAuth: NOTES_TEST_TOKEN}, %s}
 `, api.URL, tc.idempotent))
-			require.NoError(t, cat.Upstreams()[0].Err)
+			require.Empty(t, cat.Upstreams()[0].Error)
 			_, err := cat.Runner.Run(context.Background(), "notes:createNote", map[string]any{"text": "call mum"})
 			require.ErrorIs(t, err, errors.ErrUnavailable)
 			assert.Equal(t, tc.want, creations.Load(), "requests the API received")

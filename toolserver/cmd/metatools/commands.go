@@ -213,7 +213,7 @@ func newProgress(w io.Writer) *progress {
 	return p
 }
 
-func (p *progress) report(u catalog.Upstream, done bool) {
+func (p *progress) report(u toolops.Upstream, done bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.firstOnly != nil {
@@ -235,8 +235,8 @@ func (p *progress) report(u catalog.Upstream, done bool) {
 	switch {
 	case !done:
 		fmt.Fprintf(p.w, "  connecting %s %s...\n", u.Kind, u.Name)
-	case u.Err != nil:
-		fmt.Fprintf(p.w, "  %s %s %s: %s (skipped)\n", mark(false), u.Kind, u.Name, plainText(u.Err))
+	case u.Error != "":
+		fmt.Fprintf(p.w, "  %s %s %s: %s (skipped)\n", mark(false), u.Kind, u.Name, plainWords(u.Error))
 	default:
 		fmt.Fprintf(p.w, "  %s %s %s: %d tools in %s\n", mark(true), u.Kind, u.Name, u.Tools, u.Duration.Round(time.Millisecond))
 		for _, skipped := range u.Skipped {

@@ -54,7 +54,12 @@ var libraryPhrases = []struct {
 // plainText returns err as a sentence for a person, without its code:
 // see above.
 func plainText(err error) string {
-	text := causeText(err, "")
+	return plainWords(causeText(err, ""))
+}
+
+// plainWords words in text what the libraries say in their own terms
+// (libraryPhrases).
+func plainWords(text string) string {
 	for _, p := range libraryPhrases {
 		text = p.re.ReplaceAllString(text, p.with)
 	}

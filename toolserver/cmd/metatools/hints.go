@@ -9,7 +9,6 @@ import (
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolserver/builtin"
-	"github.com/metatools-go/metatools/toolserver/catalog"
 	"github.com/metatools-go/metatools/toolserver/config"
 	"github.com/metatools-go/metatools/toolserver/internal/spell"
 )
@@ -136,9 +135,9 @@ func namespaceOf(id string) string {
 
 // failedUpstream returns the upstream of namespace ns when its last
 // connection attempt failed: its tools are missing for that reason.
-func (s *session) failedUpstream(ns string) (catalog.Upstream, bool) {
+func (s *session) failedUpstream(ns string) (toolops.Upstream, bool) {
 	if ns == "" {
-		return catalog.Upstream{}, false
+		return toolops.Upstream{}, false
 	}
 	name := ""
 	for _, u := range s.cfg.MCPServers {
@@ -157,14 +156,14 @@ func (s *session) failedUpstream(ns string) (catalog.Upstream, bool) {
 		}
 	}
 	if name == "" {
-		return catalog.Upstream{}, false
+		return toolops.Upstream{}, false
 	}
 	for _, u := range s.cat.Upstreams() {
-		if u.Name == name && u.State == catalog.Failed && u.Err != nil {
+		if u.Name == name && u.State == toolops.UpstreamFailed {
 			return u, true
 		}
 	}
-	return catalog.Upstream{}, false
+	return toolops.Upstream{}, false
 }
 
 // orList writes words as `a`, `a or b`, `a, b or c`.
