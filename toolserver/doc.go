@@ -17,11 +17,13 @@
 //     the agent needs (code mode, on the toolcode module); describe_tool
 //     then also gives a tool's TypeScript declaration.
 //
-// A [Server] is built from the three lower layers: a toolindex.Index that
-// holds the catalogue, a tooldocs store that documents it and a
-// toolrun.Runner that executes it:
+// A [Server] answers with the operations of the toolops module, over a
+// toolindex.Index that holds the catalogue, a tooldocs store that
+// documents it and a toolrun.Runner that executes it (the package catalog
+// builds all of them from a configuration):
 //
-//	srv := toolserver.New(idx, docs, runner)
+//	ops, err := toolops.New(idx, docs, runner)
+//	srv, err := toolserver.New(ops)
 //	err := srv.ServeStdio(ctx)
 //	// or: http.Handle("/mcp", srv.HTTPHandler(toolserver.HTTPOptions{BearerTokens: tokens}))
 //
