@@ -34,8 +34,11 @@
 //
 // # Cost model
 //
-// Describe, examples and run cost one authorization (O(1) with the
-// built-in policies) on top of the documentation store and the runner. A
+// Describe and examples cost one authorization (O(1) with the built-in
+// policies) on top of the documentation store; a run costs the runner's
+// own, and one more authorization only when the runner refused it or
+// found no such tool; a chain, one authorization per step before it
+// starts. A
 // search page costs the index's search plus one authorization per entry it
 // looks at, and looks at no more than [MaxScannedPerPage] entries: when
 // policies hide most of the catalogue, a page may hold fewer tools than

@@ -33,16 +33,31 @@ type RunRequest struct {
 // arguments, a policy refusing these arguments, a timeout, ...), with Op
 // [OpRun] and its stage's op as its cause.
 func (s *Service) Run(ctx context.Context, req RunRequest) (*toolrun.RunResult, error) {
-	if err := s.lookup(ctx, OpRun, req.ID); err != nil {
-		return nil, err
-	}
 	opts := callOptions(ctx)
 	opts.Timeout = toolmodel.Duration(req.Timeout)
 	opts.OnProgress = req.OnProgress
 	if req.Backend != "" {
 		opts.Prefer = []toolrun.SelectHint{{Backend: req.Backend}}
 	}
-	return s.runner.Run(ctx, req.ID, req.Args, opts)
+	res, err := s.runner.Run(ctx, req.ID, req.Args, opts)
+	if err != nil && refusedOrUnknown(err) {
+		// The runner found no such tool, or refused it: answer as for a
+		// tool the caller is not offered, unless a policy refused these
+		// arguments of a tool it offers.
+		if lerr := s.lookup(ctx, OpRun, req.ID); lerr != nil {
+			return nil, lerr
+		}
+	}
+	return res, err
+}
+
+// refusedOrUnknown reports an error of the runner's that may be one of a
+// tool the caller is not offered: its authorization refused the call, or
+// it found no such tool. The check costs nothing on the path of a call
+// that runs; the operations confirm it before they answer.
+func refusedOrUnknown(err error) bool {
+	var e *errors.Error
+	return errors.As(err, &e) && (e.Op == toolrun.OpAuthorize || e.Op == toolrun.OpResolve)
 }
 
 // ChainStep is one step of a chain.
