@@ -13,8 +13,9 @@ import (
 // is lowered to it: a request may only tighten the limits, never loosen
 // them. A negative value is invalid.
 type Limits struct {
-	// ToolCalls is the number of tool calls a program may make; each step
-	// of a chain counts as one call.
+	// ToolCalls is the number of calls of the tools' functions a program
+	// may make: each tool call, each step of a chain, each search,
+	// description, list of examples and of namespaces counts as one.
 	ToolCalls int `json:"toolCalls,omitempty"`
 	// ChainSteps is the number of steps one chain may have.
 	ChainSteps int `json:"chainSteps,omitempty"`

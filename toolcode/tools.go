@@ -19,11 +19,15 @@ import (
 //
 // Tools is safe for concurrent use: an engine may run several calls at
 // once (a program's Promise.all). It enforces the limits of the execution
-// itself, whatever the engine does: it refuses a call beyond
-// [Limits.ToolCalls], a chain longer than [Limits.ChainSteps] and a log line
-// past [Limits.OutputBytes] with code [errors.ResourceExhausted], and runs at
-// most [Limits.Concurrency] calls at once (a call waits for a slot, or for
-// ctx). A limit reached also fails the execution, even if the program
+// itself, whatever the engine does: it refuses a call of any of its
+// functions beyond [Limits.ToolCalls] (a search, a description, examples
+// and the namespaces count as one call each, a chain as its steps), a
+// chain longer than [Limits.ChainSteps] and a log line past
+// [Limits.OutputBytes] with code [errors.ResourceExhausted], and runs at
+// most [Limits.Concurrency] tool calls at once (a call waits for a slot,
+// or for ctx). An engine must not hold more calls waiting than
+// [Limits.ToolCalls]: past that, it makes the waiting calls at once, so
+// that the Tools refuse those past the budget. A limit reached also fails the execution, even if the program
 // catches the error. Every call of Run and Chain is traced.
 //
 // Every operation is the one of [toolops.Service], which decides what
@@ -138,25 +142,46 @@ func (e *env) acquire(ctx context.Context) error {
 
 func (e *env) release() { <-e.sem }
 
+// spend counts n calls against [Limits.ToolCalls], and refuses them, ending
+// the execution, past it.
+func (e *env) spend(n int) error {
+	if e.calls.Add(int64(n)) > int64(e.limits.ToolCalls) {
+		return e.exceed(LimitToolCalls, e.limits.ToolCalls)
+	}
+	return nil
+}
+
 func (e *env) Search(ctx context.Context, req toolops.SearchRequest) (toolops.SearchResult, error) {
+	if err := e.spend(1); err != nil {
+		return toolops.SearchResult{}, err
+	}
 	return e.ops.Search(ctx, req)
 }
 
 func (e *env) Namespaces(ctx context.Context) ([]string, error) {
+	if err := e.spend(1); err != nil {
+		return nil, err
+	}
 	return e.ops.Namespaces(ctx)
 }
 
 func (e *env) Describe(ctx context.Context, req toolops.DescribeRequest) (tooldocs.Doc, error) {
+	if err := e.spend(1); err != nil {
+		return tooldocs.Doc{}, err
+	}
 	return e.ops.Describe(ctx, req)
 }
 
 func (e *env) Examples(ctx context.Context, req toolops.ExamplesRequest) ([]tooldocs.Example, error) {
+	if err := e.spend(1); err != nil {
+		return nil, err
+	}
 	return e.ops.Examples(ctx, req)
 }
 
 func (e *env) Run(ctx context.Context, id string, args map[string]any) (any, error) {
-	if n := e.calls.Add(1); n > int64(e.limits.ToolCalls) {
-		return nil, e.exceed(LimitToolCalls, e.limits.ToolCalls)
+	if err := e.spend(1); err != nil {
+		return nil, err
 	}
 	begin := time.Now()
 	entry := TraceEntry{ToolID: id, Args: e.mask(id, args), Start: begin.Sub(e.start)}
@@ -180,8 +205,8 @@ func (e *env) Chain(ctx context.Context, steps []toolops.ChainStep) ([]any, erro
 	if len(steps) > e.limits.ChainSteps {
 		return nil, e.exceed(LimitChainSteps, e.limits.ChainSteps)
 	}
-	if n := e.calls.Add(int64(len(steps))); n > int64(e.limits.ToolCalls) {
-		return nil, e.exceed(LimitToolCalls, e.limits.ToolCalls)
+	if err := e.spend(len(steps)); err != nil {
+		return nil, err
 	}
 	chain := int(e.chains.Add(1))
 	begin := time.Now()

@@ -235,10 +235,25 @@ type call struct {
 // hostCall queues a call of the Tools and returns a promise that the loop
 // settles when the call ends. The loop starts queued calls once the
 // program yields.
+//
+// A program that calls in a loop without yielding would queue without
+// bound: once more calls wait than the program may make, the waiting
+// calls are made here, in order, so that the Tools refuse those past the
+// budget and end the execution (toolcode.Tools).
 func (r *run) hostCall(c call) goja.Value {
 	promise, resolve, reject := r.vm.NewPromise()
 	c.resolve, c.reject = resolve, reject
 	r.queued = append(r.queued, c)
+	if len(r.queued) > r.prog.Limits.ToolCalls {
+		for len(r.queued) > 0 && r.ctx.Err() == nil {
+			c := r.pop()
+			out, err := r.dispatch(r.ctx, c)
+			if r.settle(c, out, err) != nil {
+				// The runtime is being interrupted: the execution ends.
+				break
+			}
+		}
+	}
 	return r.vm.ToValue(promise)
 }
 

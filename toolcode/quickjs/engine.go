@@ -139,9 +139,12 @@ type run struct {
 	watch   qjs.Value
 	settled bool // settle and watch hold values to free
 
-	nextID  int
-	errs    map[int]error // the Go error of each failed call, by call number
-	queued  []call
+	nextID int
+	errs   map[int]error // the Go error of each failed call, by call number
+	queued []call
+	// made are calls made before the loop could start them, to deliver
+	// (see hostCall).
+	made    []finished
 	running int
 	results chan finished
 	wg      sync.WaitGroup
@@ -341,6 +344,14 @@ func (r *run) loop() (json.RawMessage, error) {
 		if r.done {
 			return r.result()
 		}
+		if len(r.made) > 0 {
+			f := r.made[0]
+			r.made = r.made[1:]
+			if err := r.deliver(f); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if r.running == 0 && len(r.queued) == 1 {
 			// A lone call runs right here: a program awaiting its calls
 			// one by one costs no goroutine hand-off.
@@ -464,6 +475,17 @@ func (r *run) hostCall(args []any) (any, error) {
 		n: r.nextID, fn: fn, tool: tool, count: count, kinds: kinds,
 		a0: argAt(args, 3), a1: argAt(args, 4),
 	})
+	if len(r.queued) > r.prog.Limits.ToolCalls {
+		// A program calling in a loop without yielding would queue without
+		// bound: once more calls wait than it may make, they are made now,
+		// in order, so that the Tools refuse those past the budget and end
+		// the execution (toolcode.Tools); the loop delivers their outcomes.
+		for len(r.queued) > 0 && r.ctx.Err() == nil {
+			c := r.pop()
+			out, err := r.dispatch(c)
+			r.made = append(r.made, finished{n: c.n, out: out, err: err})
+		}
+	}
 	return r.nextID, nil
 }
 

@@ -48,6 +48,12 @@ type Programs struct {
 	// CallsInLoop calls util:echo 5 times in sequence, catching and
 	// ignoring every error, then returns "survived".
 	CallsInLoop string
+	// CallsWithoutYielding calls util:echo ten million times in a loop
+	// that never awaits, then returns "survived".
+	CallsWithoutYielding string
+	// SearchesInLoop searches 1,000 times in sequence, catching and
+	// ignoring every error, then returns "survived".
+	SearchesInLoop string
 	// Spin loops forever without calling anything.
 	Spin string
 	// SpinAfterCall calls math:add, then loops forever.
@@ -112,6 +118,10 @@ for (let i = 0; i < 6; i++) calls.push(tools.util.gate({}));
 const all = await Promise.all(calls);
 return all.length;`,
 	CallsInLoop: `for (let i = 0; i < 5; i++) { try { await tools.util.echo({i}); } catch (e) {} }
+return "survived";`,
+	CallsWithoutYielding: `for (let i = 0; i < 10000000; i++) { tools.util.echo({i}).catch(() => {}); }
+return "survived";`,
+	SearchesInLoop: `for (let i = 0; i < 1000; i++) { try { await tools.search("add"); } catch (e) {} }
 return "survived";`,
 	Spin:          `while (true) {}`,
 	SpinAfterCall: `await tools.math.add({a: 1, b: 2}); for (;;) {}`,
@@ -281,6 +291,23 @@ func RunEngineWithPrograms(t *testing.T, newEngine func() toolcode.Engine, p Pro
 		assert.Equal(t, errors.ResourceExhausted, errors.CodeOf(err))
 		assert.Equal(t, toolcode.LimitToolCalls, toolcode.LimitOf(err))
 		assert.Len(t, res.Trace, 3, "the calls within the limit ran and were traced")
+	})
+
+	t.Run("Limit/CallsWithoutYielding", func(t *testing.T) {
+		// Calls a program makes without yielding are refused past the
+		// budget, not held: the execution ends with the limit, long before
+		// its wall time.
+		res, err := run(t, p.CallsWithoutYielding, toolcode.Limits{ToolCalls: 5, WallTime: time.Minute})
+		require.Error(t, err)
+		assert.Equal(t, toolcode.LimitToolCalls, toolcode.LimitOf(err), "error: %v", err)
+		assert.Len(t, res.Trace, 5, "the calls within the limit ran")
+		assert.Less(t, res.Duration, 30*time.Second)
+	})
+
+	t.Run("Limit/SearchesCount", func(t *testing.T) {
+		_, err := run(t, p.SearchesInLoop, toolcode.Limits{ToolCalls: 3})
+		require.Error(t, err)
+		assert.Equal(t, toolcode.LimitToolCalls, toolcode.LimitOf(err), "a search counts against the calls")
 	})
 
 	t.Run("Limit/ChainSteps", func(t *testing.T) {
