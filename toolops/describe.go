@@ -130,7 +130,7 @@ func (s *Service) Declare(ctx context.Context, req DeclareRequest) (string, erro
 // as unknown.
 func (s *Service) documentError(ctx context.Context, op, id string, err error) error {
 	if errors.CodeOf(err) == errors.NotFound {
-		return s.unknownTool(op, id)
+		return s.unknownTool(ctx, op, id)
 	}
 	return errors.WithOp(op, err)
 }

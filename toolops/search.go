@@ -179,25 +179,33 @@ func (s *Service) Namespaces(ctx context.Context) ([]string, error) {
 // to the caller. With no policy, or policies that allow its first tool,
 // that costs one lookup.
 func (s *Service) namespaceOffered(ctx context.Context, ns string) (bool, error) {
+	offered, _, err := s.namespaceState(ctx, ns)
+	return offered, err
+}
+
+// namespaceState reports whether the namespace ns holds a tool offered to
+// the caller, and whether it holds some tool.
+func (s *Service) namespaceState(ctx context.Context, ns string) (offered, some bool, err error) {
 	// The first page holds one tool, which the policies allow unless they
 	// hide much of the namespace: the next pages are full ones.
 	req := toolindex.ListRequest{Namespace: ns, Limit: 1}
 	for {
 		page, err := s.index.List(ctx, req)
 		if err != nil {
-			return false, err
+			return false, some, err
 		}
 		for _, item := range page.Items {
 			// An empty namespace lists every tool: keep its own.
 			if ns == "" && strings.Contains(item.ID, ":") {
 				continue
 			}
+			some = true
 			if hidden, _ := s.hidden(ctx, item.ID); !hidden {
-				return true, nil
+				return true, true, nil
 			}
 		}
 		if page.NextCursor == "" {
-			return false, nil
+			return false, some, nil
 		}
 		req.Cursor, req.Limit = page.NextCursor, toolindex.MaxPageSize
 	}

@@ -146,15 +146,15 @@ func (s *Service) lookup(ctx context.Context, op, id string) error {
 	case err != nil:
 		return errors.WithOp(op, err)
 	case hidden:
-		return s.unknownTool(op, id)
+		return s.unknownTool(ctx, op, id)
 	}
 	return nil
 }
 
 // unknownTool is the error of a tool that is not in the catalogue or not
-// offered to the caller.
-func (s *Service) unknownTool(op, id string) error {
+// offered to the caller of ctx.
+func (s *Service) unknownTool(ctx context.Context, op, id string) error {
 	e := errors.Errorf(errors.NotFound, "no tool with this ID; search finds tools by what they do")
 	e.Op, e.ToolID = op, id
-	return s.whileConnecting(e)
+	return s.whileConnecting(ctx, e)
 }

@@ -316,3 +316,33 @@ func FuzzParseLevel(f *testing.F) {
 		assert.True(t, level.Valid())
 	})
 }
+
+// TestUpstreamsOfHiddenNamespacesAreHidden checks that the state of an
+// upstream, its failure and the stderr quoted in it, reach only a caller
+// offered one of its namespaces, and that the hint of an unknown tool
+// names no hidden upstream.
+func TestUpstreamsOfHiddenNamespacesAreHidden(t *testing.T) {
+	policy := toolrun.AllowDeny{Deny: []string{"secret:*", "list:3", "vault:*"}}
+	ops := newCatalogue(t, policy).ops(t, toolops.WithUpstreams(func() []toolops.Upstream {
+		return []toolops.Upstream{
+			{Name: "alpha", State: toolops.UpstreamUp, Namespaces: []string{"alpha", "list"}},
+			{Name: "secret", State: toolops.UpstreamUp, Namespaces: []string{"secret"}},
+			{Name: "vault", State: toolops.UpstreamFailed, Error: "stderr: password=hunter2", Namespaces: []string{"vault"}},
+			{Name: "gone", State: toolops.UpstreamFailed, Error: "cannot start", Namespaces: []string{"gone"}},
+			{Name: "vault-mirror", State: toolops.UpstreamConnecting, Namespaces: []string{"vault"}},
+			{Name: "unmapped", State: toolops.UpstreamUp},
+		}
+	}))
+	ctx := context.Background()
+	var names []string
+	for _, u := range ops.Upstreams(ctx) {
+		names = append(names, u.Name)
+	}
+	assert.Equal(t, []string{"alpha", "gone", "unmapped"}, names,
+		"an upstream whose tools are all denied, or whose namespace the policy refuses while it is down or connecting, is hidden")
+
+	_, err := ops.Describe(ctx, toolops.DescribeRequest{ID: "nowhere:nothing"})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "vault", "a connecting upstream the caller is not offered is not named")
+	assert.False(t, errors.IsRetryable(err))
+}

@@ -1,6 +1,7 @@
 package toolops
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -51,6 +52,9 @@ type Upstream struct {
 	// person watching start-up, not for an agent, to which it is not
 	// sent.
 	Duration time.Duration `json:"-"`
+	// Namespaces are the namespaces of the upstream's tools; the
+	// operations report an upstream only to a caller offered one of them.
+	Namespaces []string `json:"-"`
 	// Skipped lists the tools the upstream offers that were left out,
 	// each as its name and the reason ("\"bad name\": ..."): a tool whose
 	// name or schema no catalogue tool can have. The other tools are
@@ -59,12 +63,44 @@ type Upstream struct {
 }
 
 // Upstreams returns the state of the sources of the catalogue's tools,
-// as [WithUpstreams] gives it; nil without it.
-func (s *Service) Upstreams() []Upstream {
+// as [WithUpstreams] gives it (nil without it), that the caller of ctx is
+// offered: an upstream none of whose namespaces holds an offered tool is
+// left out, its failure and its stderr with it, and so is one whose tools
+// are not there (it is down, or connecting) when the policies refuse its
+// namespaces as a whole ([toolrun.Runner.AuthorizeNamespace]). An
+// upstream that names no namespace is reported.
+func (s *Service) Upstreams(ctx context.Context) []Upstream {
 	if s.upstreams == nil {
 		return nil
 	}
-	return s.upstreams()
+	all := s.upstreams()
+	out := make([]Upstream, 0, len(all))
+	for _, u := range all {
+		if s.upstreamOffered(ctx, u) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// upstreamOffered reports whether the caller of ctx may know of u.
+func (s *Service) upstreamOffered(ctx context.Context, u Upstream) bool {
+	if len(u.Namespaces) == 0 {
+		return true
+	}
+	for _, ns := range u.Namespaces {
+		offered, some, err := s.namespaceState(ctx, ns)
+		switch {
+		case err != nil:
+			// The index cannot say: the policies decide alone.
+			return s.runner.AuthorizeNamespace(ctx, ns, callOptions(ctx)) == nil
+		case offered:
+			return true
+		case !some && s.runner.AuthorizeNamespace(ctx, ns, callOptions(ctx)) == nil:
+			return true
+		}
+	}
+	return false
 }
 
 // StatusText describes upstreams, one line each, as of now.
@@ -100,9 +136,9 @@ func StatusText(ups []Upstream, now time.Time) string {
 // their names added and marked retryable: the tool may be one of theirs,
 // not there yet, and a caller can tell that from a tool that will not
 // come.
-func (s *Service) whileConnecting(e *errors.Error) error {
+func (s *Service) whileConnecting(ctx context.Context, e *errors.Error) error {
 	var connecting []string
-	for _, u := range s.Upstreams() {
+	for _, u := range s.Upstreams(ctx) {
 		if u.State == UpstreamConnecting {
 			connecting = append(connecting, u.Name)
 		}

@@ -458,6 +458,36 @@ func (r *Runner) Authorize(ctx context.Context, toolID string, opts ...CallOptio
 	return nil
 }
 
+// AuthorizeNamespace reports whether the authorization policies let the
+// caller (opts' metadata) reach the namespace ns at all, as far as they
+// can tell without a tool: they are asked about a call of the tool
+// "ns:*", named "*", without a backend. [AllowDeny] refuses it when a
+// deny pattern covers the whole namespace ("ns:*", "*"), or when no allow
+// pattern does. Servers use it for a namespace none of whose tools is
+// there to ask about, such as that of an upstream that is down: what its
+// tools will be is not known, and a namespace the policies refuse as a
+// whole stays hidden. The error has Op [OpAuthorize].
+func (r *Runner) AuthorizeNamespace(ctx context.Context, ns string, opts ...CallOptions) (err error) {
+	cfg, err := newCallConfig(opts)
+	if err != nil {
+		return stageError(err, OpAuthorize, "", "", errors.InvalidArgument)
+	}
+	id := ns + ":*"
+	c := callState{toolID: id, op: OpAuthorize}
+	call := &Call{Tool: toolmodel.Tool{Namespace: ns, Tool: mcp.Tool{Name: "*"}}, Metadata: maps.Clone(cfg.Metadata)}
+	if err := r.authorizeNamespace(ctx, &c, call); err != nil {
+		return stageError(err, OpAuthorize, id, "", stageCode(OpAuthorize))
+	}
+	return nil
+}
+
+// authorizeNamespace runs the policies of [Runner.AuthorizeNamespace]; a
+// policy's panic is its error.
+func (r *Runner) authorizeNamespace(ctx context.Context, c *callState, call *Call) (err error) {
+	defer recoverPanic(&err)
+	return r.authorizeCall(ctx, c, call)
+}
+
 // authorize runs the stages of [Runner.Authorize], recording in c how far
 // it got, as [Runner.pipeline] does.
 func (r *Runner) authorize(ctx context.Context, c *callState, cfg *callConfig) (err error) {

@@ -352,7 +352,7 @@ func (s *Server) namespaces(ctx context.Context, _ *mcp.CallToolRequest, _ names
 		return toolError(err), nil
 	}
 	out, text := namespacesOutput{Namespaces: names}, strings.Join(names, "\n")
-	if ups := s.ops.Upstreams(); ups != nil {
+	if ups := s.ops.Upstreams(ctx); ups != nil {
 		out.Upstreams = ups
 		text += "\n\n" + toolops.StatusText(ups, time.Now())
 	}

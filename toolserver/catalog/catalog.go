@@ -245,7 +245,8 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	}
 	stderr := newUpstreamStderr(o.stderr)
 	for _, s := range cfg.MCPServers {
-		j := job{upstream: toolops.Upstream{Kind: "mcp", Name: s.Name}, retry: true, keepNames: s.KeepNames}
+		j := job{upstream: toolops.Upstream{Kind: "mcp", Name: s.Name, Namespaces: []string{config.NamespaceOf(s.Namespace, s.Name)}},
+			retry: true, keepNames: s.KeepNames}
 		if err := c.mcp.AddServer(s.Name, mcpConfig(s, stderr)); err != nil {
 			// A fault of the configuration, which no retry cures.
 			j.connect, j.retry = func(context.Context) (int, error) { return 0, err }, false
@@ -264,13 +265,14 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		c.mcpUpstreams = append(c.mcpUpstreams, toolserver.Upstream{Server: s.Name, Namespace: namespace, KeepNames: s.KeepNames, Deferred: !s.KeepNames})
 	}
 	for i := range cfg.OpenAPI {
-		jobs = append(jobs, job{upstream: toolops.Upstream{Kind: "openapi", Name: cfg.OpenAPI[i].Name}, retry: true,
+		o := cfg.OpenAPI[i]
+		jobs = append(jobs, job{upstream: toolops.Upstream{Kind: "openapi", Name: o.Name, Namespaces: []string{config.NamespaceOf(o.Namespace, o.Name)}}, retry: true,
 			connect: func(ctx context.Context) (int, error) { return c.addOpenAPI(ctx, cfg, i) }})
 	}
 	for _, g := range cfg.GRPC {
 		src := c.track(len(jobs), c.grpc.Source(grpcSpec(cfg, g)))
 		indexOpts = append(indexOpts, toolindex.WithSource(src))
-		jobs = append(jobs, job{upstream: toolops.Upstream{Kind: "grpc", Name: g.Name}, retry: true,
+		jobs = append(jobs, job{upstream: toolops.Upstream{Kind: "grpc", Name: g.Name, Namespaces: []string{config.NamespaceOf(g.Namespace, g.Name)}}, retry: true,
 			connect: func(ctx context.Context) (int, error) { return c.refresh(ctx, src) }})
 	}
 	c.Index = toolindex.New(indexOpts...)
@@ -295,6 +297,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		// The built-in tools are local: they are registered before Build
 		// returns, and a failure (a bad option) is not retried.
 		bopts := append([]builtin.Option{builtin.WithHTTPAllowList(cfg.Builtin.HTTPAllow...)}, o.builtin...)
+		jobs[0].upstream.Namespaces = builtinNamespaces(bopts)
 		jobs[0].connect = func(ctx context.Context) (int, error) { return c.addBuiltin(ctx, local, bopts) }
 	}
 	// An upstream's report of a change of its tools refreshes its source,
@@ -592,6 +595,22 @@ func (c *Catalog) addBuiltin(ctx context.Context, local *toolrun.LocalExecutor, 
 		return 0, err
 	}
 	return len(tools), nil
+}
+
+// builtinNamespaces returns the namespaces of the built-in tools opts
+// give; none when they cannot be made, which their upstream reports.
+func builtinNamespaces(opts []builtin.Option) []string {
+	tools, err := builtin.Tools(opts...)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, t := range tools {
+		if !slices.Contains(out, t.Definition.Namespace) {
+			out = append(out, t.Definition.Namespace)
+		}
+	}
+	return out
 }
 
 // addOpenAPI imports the operations of the i-th OpenAPI document of cfg,

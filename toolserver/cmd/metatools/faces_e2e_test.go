@@ -105,6 +105,9 @@ func facesCases() []faceCase {
 		faceCase{name: "tool function denied", id: "math:eval", code: `tools.math.eval({expression: "1"})`},
 		faceCase{name: "tool function unknown", id: "math:nope", code: `tools.math.nope({expression: "1"})`},
 		faceCase{name: "namespaces", mcp: &mcpCall{Tool: "list_namespaces", Args: map[string]any{}}, code: `tools.namespaces()`},
+		// The upstreams list_namespaces reports: not the one the policy
+		// denies, nor its failure.
+		faceCase{name: "upstreams", mcp: &mcpCall{Tool: "list_namespaces", Args: map[string]any{}}},
 		// The whole catalogue in one page: math:* and text:hash are
 		// left out, and the page is filled past them.
 		faceCase{name: "listing", mcp: &mcpCall{Tool: "search_tools", Args: map[string]any{"query": "", "limit": 50}},
@@ -152,12 +155,14 @@ func offeredTools(t *testing.T) []string {
 func facesConfig(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "metatools.yaml")
-	cfg := `policy: {deny: ["math:*", "text:hash"]}
+	cfg := `policy: {deny: ["math:*", "text:hash", "hidden:*"]}
 server: {passthrough: ["text:*", "math:*"]}
 codeMode: {enabled: true}
 mcpServers:
   - name: down
     command: ` + filepath.Join(t.TempDir(), "no-such-server") + `
+  - name: hidden
+    command: ` + filepath.Join(t.TempDir(), "no-such-secret-server") + `
 `
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
 	return path
@@ -215,6 +220,9 @@ func TestEveryFaceAnswersAlike(t *testing.T) {
 				if a, ok := answers[name]; ok {
 					assert.JSONEq(t, string(wantListing), a.Value, "%s: every allowed tool once, and no denied one", name)
 				}
+			}
+			if a, ok := answers["upstreams"]; ok {
+				assert.JSONEq(t, `["builtin","down"]`, a.Value, "an upstream whose namespace is denied is hidden")
 			}
 			if a, ok := answers["namespaces"]; ok {
 				assert.JSONEq(t, `["json","text","time"]`, a.Value, "a namespace whose every tool is denied is hidden")
@@ -327,7 +335,10 @@ func mcpValue(t *testing.T, name string, structured json.RawMessage) string {
 		Tools      []struct {
 			ID string `json:"id"`
 		} `json:"tools"`
-		Pages []int `json:"pages"`
+		Pages     []int `json:"pages"`
+		Upstreams []struct {
+			Name string `json:"name"`
+		} `json:"upstreams"`
 	}
 	require.NoError(t, json.Unmarshal(structured, &out), name)
 	for i, n := range out.Pages {
@@ -336,7 +347,14 @@ func mcpValue(t *testing.T, name string, structured json.RawMessage) string {
 		}
 	}
 	var v any = out.Namespaces
-	if out.Namespaces == nil {
+	switch {
+	case name == "upstreams":
+		names := []string{}
+		for _, u := range out.Upstreams {
+			names = append(names, u.Name)
+		}
+		v = names
+	case out.Namespaces == nil:
 		ids := []string{}
 		for _, tool := range out.Tools {
 			ids = append(ids, tool.ID)

@@ -9,7 +9,6 @@ import (
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolserver/builtin"
-	"github.com/metatools-go/metatools/toolserver/config"
 	"github.com/metatools-go/metatools/toolserver/internal/spell"
 )
 
@@ -84,7 +83,7 @@ func (s *session) unknownTool(ctx context.Context, id string, err error) error {
 	if id == builtin.FetchID && !s.cfg.Builtin.Disabled && len(s.cfg.Builtin.HTTPAllow) == 0 {
 		return hintError{err, "it is served once builtin.httpAllow in the configuration names the hosts it may reach"}
 	}
-	if up, ok := s.failedUpstream(namespaceOf(id)); ok {
+	if up, ok := s.failedUpstream(ctx, namespaceOf(id)); ok {
 		// The progress lines above gave the reason, once.
 		return hintError{err, fmt.Sprintf("upstream %q, whose namespace it names, failed to connect (see above)", up.Name)}
 	}
@@ -134,32 +133,15 @@ func namespaceOf(id string) string {
 }
 
 // failedUpstream returns the upstream of namespace ns when its last
-// connection attempt failed: its tools are missing for that reason.
-func (s *session) failedUpstream(ns string) (toolops.Upstream, bool) {
+// connection attempt failed: its tools are missing for that reason. An
+// upstream the caller is not offered is none (see toolops'
+// Service.Upstreams): its failure is not told.
+func (s *session) failedUpstream(ctx context.Context, ns string) (toolops.Upstream, bool) {
 	if ns == "" {
 		return toolops.Upstream{}, false
 	}
-	name := ""
-	for _, u := range s.cfg.MCPServers {
-		if config.NamespaceOf(u.Namespace, u.Name) == ns {
-			name = u.Name
-		}
-	}
-	for _, u := range s.cfg.OpenAPI {
-		if config.NamespaceOf(u.Namespace, u.Name) == ns {
-			name = u.Name
-		}
-	}
-	for _, u := range s.cfg.GRPC {
-		if config.NamespaceOf(u.Namespace, u.Name) == ns {
-			name = u.Name
-		}
-	}
-	if name == "" {
-		return toolops.Upstream{}, false
-	}
-	for _, u := range s.cat.Upstreams() {
-		if u.Name == name && u.State == toolops.UpstreamFailed {
+	for _, u := range s.cat.Ops.Upstreams(ctx) {
+		if u.State == toolops.UpstreamFailed && slices.Contains(u.Namespaces, ns) {
 			return u, true
 		}
 	}
@@ -186,7 +168,7 @@ func (s *session) namespaceHint(ctx context.Context, ns string, err error) error
 	if ns == "" || errors.CodeOf(err) != errors.NotFound || !errors.As(err, &e) || e.Op != toolops.OpSearch {
 		return err
 	}
-	if up, ok := s.failedUpstream(ns); ok {
+	if up, ok := s.failedUpstream(ctx, ns); ok {
 		return hintError{err, fmt.Sprintf("its upstream %q failed to connect (see above)", up.Name)}
 	}
 	known, lerr := s.cat.Ops.Namespaces(ctx)

@@ -186,6 +186,31 @@ mcpServers:
 	}
 }
 
+// TestDeniedUpstreamFailureIsNotTold checks that the answers for a
+// namespace or a tool of an upstream the policy denies do not point to its
+// failure: they read as those of a namespace or a tool that is not there.
+func TestDeniedUpstreamFailureIsNotTold(t *testing.T) {
+	cfg := writeConfig(t, `
+policy: {deny: ["broken:*"]}
+limits: {connectTimeout: 5s}
+mcpServers:
+  - name: broken
+    command: /nonexistent/mcp-server
+`)
+	for _, args := range [][]string{
+		{"tools", "--config", cfg, "--namespace", "broken"},
+		{"run", "--config", cfg, "broken:read"},
+		{"describe", "--config", cfg, "broken:read"},
+	} {
+		code, _, stderr := cli(t, "", args...)
+		assert.Equal(t, exitFailure, code, args)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		answer := lines[len(lines)-1]
+		assert.Contains(t, answer, "[not_found]", args)
+		assert.NotContains(t, answer, "failed to connect", "%v: the failure of a denied upstream is not told", args)
+	}
+}
+
 // TestErrorsReadAsSentences checks the words of the command's errors:
 // no operation names of the library, the tool named once, the code kept.
 func TestErrorsReadAsSentences(t *testing.T) {

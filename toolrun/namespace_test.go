@@ -1,0 +1,63 @@
+package toolrun_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolrun"
+)
+
+func TestAuthorizeNamespace(t *testing.T) {
+	tests := []struct {
+		name    string
+		policy  toolrun.AllowDeny
+		allowed map[string]bool
+	}{
+		{"no policy", toolrun.AllowDeny{}, map[string]bool{"math": true, "text": true}},
+		{"a namespace denied", toolrun.AllowDeny{Deny: []string{"math:*"}}, map[string]bool{"math": false, "text": true}},
+		{"one tool denied", toolrun.AllowDeny{Deny: []string{"math:eval"}}, map[string]bool{"math": true}},
+		{"everything denied", toolrun.AllowDeny{Deny: []string{"*"}}, map[string]bool{"math": false, "text": false}},
+		{"an allow list", toolrun.AllowDeny{Allow: []string{"text:*"}}, map[string]bool{"math": false, "text": true}},
+		{"an allow list of one tool", toolrun.AllowDeny{Allow: []string{"text:case"}}, map[string]bool{"text": false}},
+	}
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := toolrun.New(toolrun.NewExecutorRegistry(nil), toolrun.WithAuthorization(tt.policy))
+			for ns, want := range tt.allowed {
+				err := r.AuthorizeNamespace(ctx, ns)
+				if want {
+					assert.NoError(t, err, ns)
+					continue
+				}
+				require.Error(t, err, ns)
+				assert.Equal(t, errors.PermissionDenied, errors.CodeOf(err), ns)
+				var e *errors.Error
+				require.ErrorAs(t, err, &e)
+				assert.Equal(t, toolrun.OpAuthorize, e.Op)
+			}
+		})
+	}
+
+	var seen map[string]string
+	byUser := toolrun.AuthorizationFunc(func(_ context.Context, call *toolrun.Call) error {
+		seen = call.Metadata
+		if call.Tool.Namespace == "admin" && call.Metadata["user"] != "root" {
+			return errors.Errorf(errors.PermissionDenied, "admin is for root")
+		}
+		return nil
+	})
+	r := toolrun.New(toolrun.NewExecutorRegistry(nil), toolrun.WithAuthorization(byUser))
+	require.NoError(t, r.AuthorizeNamespace(ctx, "admin", toolrun.CallOptions{Metadata: map[string]string{"user": "root"}}))
+	assert.Equal(t, map[string]string{"user": "root"}, seen, "the policy sees the caller")
+	assert.Error(t, r.AuthorizeNamespace(ctx, "admin"))
+
+	panicky := toolrun.New(toolrun.NewExecutorRegistry(nil), toolrun.WithAuthorization(toolrun.AuthorizationFunc(
+		func(context.Context, *toolrun.Call) error { panic("policy bug") })))
+	err := panicky.AuthorizeNamespace(ctx, "math")
+	assert.Equal(t, errors.Internal, errors.CodeOf(err), "a policy's panic is an error, not a crash")
+}
