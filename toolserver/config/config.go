@@ -52,8 +52,9 @@
 //   - type (or transportType) may be "stdio" or "http" (also spelt
 //     "streamable-http", "streamableHttp"); "sse", the older HTTP+SSE
 //     transport, is refused, since only streamable HTTP is spoken.
-//   - An entry with "disabled": true is skipped. Fields hosts keep for
-//     themselves (alwaysAllow, autoApprove, disabledTools, timeout,
+//   - An entry with "disabled": true is skipped; the tools its
+//     disabledTools lists are denied by the policy ("server:tool"). Fields
+//     hosts keep for themselves (alwaysAllow, autoApprove, timeout,
 //     description) are ignored; any other field is an error naming it.
 //   - A key that is not a valid name is normalised by [HostServerName]
 //     ("Brave Search" becomes "Brave_Search"); two keys that give one name

@@ -28,12 +28,12 @@ var hostKeys = []string{"mcpServers", "servers"}
 
 // hostFields are the fields of a host's server entry that metatools
 // reads.
-var hostFields = []string{"args", "command", "cwd", "disabled", "env", "headers", "serverUrl", "transportType", "type", "url"}
+var hostFields = []string{"args", "command", "cwd", "disabled", "disabledTools", "env", "headers", "serverUrl", "transportType", "type", "url"}
 
 // hostIgnored are the fields hosts add to an entry for their own use
 // (approval lists, their own timeouts, descriptions): they do not change
 // how a server is reached, so they are accepted and ignored.
-var hostIgnored = []string{"alwaysAllow", "autoApprove", "description", "disabledTools", "timeout"}
+var hostIgnored = []string{"alwaysAllow", "autoApprove", "description", "timeout"}
 
 // IsHostConfig reports whether data is the configuration file of an MCP
 // host rather than a metatools YAML file: a JSON object (comments and
@@ -57,8 +57,10 @@ func IsHostConfig(data []byte) bool {
 // [Config]: each server becomes an [MCPServer] named by its key, in the
 // file's order, and every other setting keeps its default. Keys that are
 // not valid names are normalised (see [HostServerName]). Entries with
-// "disabled": true are skipped. Environment variables are expanded as in
-// YAML files. Every problem found is reported, naming the entry, with code
+// "disabled": true are skipped, and the tools an entry lists in
+// "disabledTools" are denied by the policy ("server:tool"), so that they
+// neither show nor run. Environment variables are expanded as in YAML
+// files. Every problem found is reported, naming the entry, with code
 // [errors.InvalidArgument].
 func ParseHostConfig(data []byte) (*Config, error) {
 	servers, err := decodeHostServers(data)
@@ -78,6 +80,7 @@ func ParseHostConfig(data []byte) (*Config, error) {
 			problems = append(problems, h.problem(h.urlKey(), fmt.Sprintf("url %q is not an http(s) URL", s.URL)))
 		}
 		cfg.MCPServers = append(cfg.MCPServers, s)
+		cfg.Policy.Deny = append(cfg.Policy.Deny, h.deniedTools()...)
 		entries = append(entries, h)
 	}
 	if len(problems) == 0 {
@@ -110,7 +113,8 @@ func ParseHostConfig(data []byte) (*Config, error) {
 // the configuration file of an MCP host, to be completed with policies,
 // limits and other upstreams. References to environment variables are
 // kept as they are, so that no secret is copied into the output; renamed
-// and disabled servers are noted in comments. The file's structure is
+// and disabled servers are noted in comments, and the tools the host
+// disables become the policy's deny list. The file's structure is
 // checked as [ParseHostConfig] checks it, with code
 // [errors.InvalidArgument].
 func ImportHostConfig(data []byte) ([]byte, error) {
@@ -119,11 +123,15 @@ func ImportHostConfig(data []byte) ([]byte, error) {
 		return nil, err
 	}
 	list := &yaml.Node{Kind: yaml.SequenceNode}
+	deny := &yaml.Node{Kind: yaml.SequenceNode}
 	var skipped []string
 	for _, h := range servers {
 		if h.disabled {
 			skipped = append(skipped, fmt.Sprintf("# %s is disabled in the host's file and was left out.", h.where))
 			continue
+		}
+		for _, pattern := range h.deniedTools() {
+			deny.Content = append(deny.Content, scalar(pattern))
 		}
 		entry := serverNode(h.server)
 		if h.key != h.server.Name {
@@ -140,6 +148,11 @@ func ImportHostConfig(data []byte) ([]byte, error) {
 		list.Style = yaml.FlowStyle
 	}
 	root.Content = append(root.Content, key, list)
+	if len(deny.Content) > 0 {
+		policy := scalar("policy")
+		policy.HeadComment = "The tools the host's file disables (disabledTools): they neither show nor run."
+		root.Content = append(root.Content, policy, &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{scalar("deny"), deny}})
+	}
 	if len(skipped) > 0 {
 		root.FootComment = strings.Join(skipped, "\n")
 	}
@@ -191,6 +204,8 @@ type hostServer struct {
 	where    string
 	disabled bool
 	server   MCPServer
+	// disabledTools are the names of the server's tools the host disables.
+	disabledTools []string
 	// lines are the lines of the entry's key ("") and of its fields, by
 	// their paths of keys joined by NUL bytes ("env\x00TOKEN").
 	lines map[string]int
@@ -278,7 +293,7 @@ func decodeHostServers(data []byte) ([]hostServer, error) {
 			// A disabled entry is skipped as the host skips it: its
 			// problems are not reported.
 			var entryProblems []Problem
-			h.server, h.disabled = decodeHostServer(e.value, func(field, format string, args ...any) {
+			h.server, h.disabled, h.disabledTools = decodeHostServer(e.value, func(field, format string, args ...any) {
 				entryProblems = append(entryProblems, h.problem(field, fmt.Sprintf(format, args...)))
 			})
 			if h.disabled {
@@ -309,12 +324,11 @@ func decodeHostServers(data []byte) ([]hostServer, error) {
 
 // decodeHostServer maps one entry onto an MCPServer (without its name)
 // and reports whether it is disabled.
-func decodeHostServer(raw json.RawMessage, add func(field, format string, args ...any)) (MCPServer, bool) {
-	var s MCPServer
+func decodeHostServer(raw json.RawMessage, add func(field, format string, args ...any)) (s MCPServer, disabled bool, disabledTools []string) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
 		add("", "must be an object with a command or a url")
-		return s, false
+		return s, false, nil
 	}
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		if !slices.Contains(hostFields, k) && !slices.Contains(hostIgnored, k) {
@@ -341,8 +355,14 @@ func decodeHostServer(raw json.RawMessage, add func(field, format string, args .
 		}
 		return true
 	}
-	var disabled bool
 	field("disabled", &disabled)
+	if field("disabledTools", &disabledTools) {
+		for _, name := range disabledTools {
+			if err := toolmodel.ValidateName(name); err != nil {
+				add("disabledTools", "disabledTools: %q is not a tool's name: %v", name, err)
+			}
+		}
+	}
 	field("command", &s.Command)
 	field("args", &s.Args)
 	field("cwd", &s.Dir)
@@ -394,7 +414,17 @@ func decodeHostServer(raw json.RawMessage, add func(field, format string, args .
 	case s.Command != "" && len(s.Headers) > 0:
 		add("headers", "headers apply to a url only, not to a command")
 	}
-	return s, disabled
+	return s, disabled, disabledTools
+}
+
+// deniedTools returns the policy's patterns of the tools the host
+// disables: "server:tool", in the server's namespace.
+func (h hostServer) deniedTools() []string {
+	out := make([]string, len(h.disabledTools))
+	for i, name := range h.disabledTools {
+		out[i] = NamespaceOf("", h.server.Name) + ":" + name
+	}
+	return out
 }
 
 // stringMap decodes an object of strings; numbers and booleans are taken

@@ -59,7 +59,7 @@ func TestHostConfigMapping(t *testing.T) {
 		},
 		{
 			"fields hosts add are ignored",
-			`{"mcpServers": {"x": {"command": "a", "alwaysAllow": ["t"], "autoApprove": [], "timeout": 60, "description": "d", "disabledTools": ["u"], "transportType": "stdio"}}}`,
+			`{"mcpServers": {"x": {"command": "a", "alwaysAllow": ["t"], "autoApprove": [], "timeout": 60, "description": "d", "transportType": "stdio"}}}`,
 			[]config.MCPServer{{Name: "x", Command: "a"}},
 		},
 		{
@@ -130,6 +130,25 @@ func TestHostConfigErrors(t *testing.T) {
 			assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
 		})
 	}
+}
+
+// TestHostDisabledToolsAreDenied checks that the tools a host's file
+// disables become the policy's deny patterns, in their server's
+// namespace, and that a name no tool can have is refused.
+func TestHostDisabledToolsAreDenied(t *testing.T) {
+	cfg, err := config.Parse([]byte(`{"mcpServers": {
+		"fs": {"command": "a", "disabledTools": ["write_file", "move_file"]},
+		"Brave Search": {"command": "b", "disabledTools": ["local"]},
+		"off": {"command": "c", "disabled": true, "disabledTools": ["x"]}}}`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fs:write_file", "fs:move_file", "Brave_Search:local"}, cfg.Policy.Deny)
+
+	_, err = config.Parse([]byte(`{"mcpServers": {"fs": {"command": "a", "disabledTools": ["write file"]}}}`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `disabledTools: "write file" is not a tool's name`)
+	_, err = config.Parse([]byte(`{"mcpServers": {"fs": {"command": "a", "disabledTools": "write_file"}}}`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "disabledTools must be")
 }
 
 func TestIsHostConfig(t *testing.T) {

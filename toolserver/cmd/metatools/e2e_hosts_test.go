@@ -142,7 +142,7 @@ func TestClaudeDesktopConfig(t *testing.T) {
 	endpoint := startEverythingHTTP(t)
 	host := map[string]any{"mcpServers": map[string]any{
 		"local":  map[string]any{"command": "node", "args": []string{everythingServer(t), "stdio"}, "alwaysAllow": []string{"echo"}},
-		"remote": map[string]any{"url": endpoint},
+		"remote": map[string]any{"url": endpoint, "disabledTools": []string{"get-sum"}},
 		"unused": map[string]any{"command": "/nonexistent/server", "disabled": true},
 	}}
 	data, err := json.MarshalIndent(host, "", "  ")
@@ -167,11 +167,21 @@ func TestClaudeDesktopConfig(t *testing.T) {
 	for _, ns := range []string{"local", "remote"} {
 		t.Run(ns, func(t *testing.T) {
 			_, out := callTool(t, cs, "search_tools", map[string]any{"query": "", "namespace": ns, "limit": 50})
-			assert.Len(t, searchIDs(t, out), tools, "every tool of the server is listed")
+			ids := searchIDs(t, out)
 			res, out := callTool(t, cs, "run_tool", map[string]any{"id": ns + ":get-sum", "args": map[string]any{"a": 19, "b": 23}})
-			require.False(t, res.IsError, resultText(res))
-			assert.Equal(t, "mcp:"+ns, out["backend"])
-			assert.Contains(t, resultText(res), "42")
+			if ns == "remote" {
+				// The host's file disables get-sum of remote: it neither
+				// shows nor runs.
+				assert.Len(t, ids, tools-1, "every tool of the server but the disabled one is listed")
+				assert.NotContains(t, ids, "remote:get-sum")
+				require.True(t, res.IsError)
+				assert.Contains(t, resultText(res), "[not_found]")
+			} else {
+				assert.Len(t, ids, tools, "every tool of the server is listed")
+				require.False(t, res.IsError, resultText(res))
+				assert.Equal(t, "mcp:"+ns, out["backend"])
+				assert.Contains(t, resultText(res), "42")
+			}
 			res, _ = callTool(t, cs, "run_tool", map[string]any{"id": ns + ":echo", "args": map[string]any{"message": "via " + ns}})
 			require.False(t, res.IsError, resultText(res))
 			assert.Contains(t, resultText(res), "Echo: via "+ns)
