@@ -56,8 +56,9 @@
 // open, and each restart that follows (its attempt number and cause,
 // stderr included) are logged at level Warn through [WithLogger].
 //
-// A server's errors, its log messages and the lines of its standard error
-// reach a model, so the manager replaces by "***" the secrets the server
+// A server's errors, its tools' error results (their text and structured
+// content), its log messages and the lines of its standard error reach a
+// model, so the manager replaces by "***" the secrets the server
 // is given, which its messages often repeat ("invalid key sk-..."), and
 // which the HTTP client quotes with the URL it could not reach
 // ([Manager.Redact] does it for requests made on a [Manager.Session]): for

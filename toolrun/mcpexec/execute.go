@@ -76,7 +76,34 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 	if err != nil {
 		return toolrun.Output{}, err
 	}
-	return toolrun.Output{Content: res.Content, Structured: res.StructuredContent, IsError: res.IsError}, nil
+	out := toolrun.Output{Content: res.Content, Structured: res.StructuredContent, IsError: res.IsError}
+	if res.IsError {
+		// A tool's failure reaches a model as the server's errors do:
+		// without the secrets the server is given.
+		out = s.redactFailure(out)
+	}
+	return out, nil
+}
+
+// redactFailure returns a tool's failure without the server's secrets: its
+// text contents and its structured content, as [server.redactValue]
+// redacts a value. The contents are copied, never changed in place.
+func (s *server) redactFailure(out toolrun.Output) toolrun.Output {
+	if s.redact == nil {
+		return out
+	}
+	content := make([]mcp.Content, len(out.Content))
+	for i, c := range out.Content {
+		if text, ok := c.(*mcp.TextContent); ok {
+			redacted := *text
+			redacted.Text = s.redact.Redact(text.Text)
+			c = &redacted
+		}
+		content[i] = c
+	}
+	out.Content = content
+	out.Structured = s.redactValue(out.Structured)
+	return out
 }
 
 // progressSink passes a call's progress notifications to its callback

@@ -311,3 +311,21 @@ func TestCommandServersGetAMinimalEnvironment(t *testing.T) {
 	everything := environ(t, mcpexec.ServerConfig{Command: testServer, InheritEnv: []string{"*"}})
 	assert.Equal(t, "secret of the server", everything["METATOOLS_TOKEN"], "* passes the whole environment, when asked for")
 }
+
+// TestToolFailuresHideTheSecretsOfTheServer checks that a tool's error
+// result, which reaches a model, comes without the secrets the server is
+// given, as its errors do: in its text and its structured content.
+func TestToolFailuresHideTheSecretsOfTheServer(t *testing.T) {
+	const key = "sk-test-0123456789"
+	m := newManager(t, mcpexec.WithServer("keyed", mcpexec.ServerConfig{
+		Command: testServer, Env: map[string]string{"SERVICE_API_KEY": key},
+	}))
+	out, err := m.Execute(t.Context(), mcpCall("keyed", "reject", map[string]any{"name": "SERVICE_API_KEY"}))
+	require.NoError(t, err, "a tool's failure is its output")
+	require.True(t, out.IsError)
+	require.Len(t, out.Content, 1)
+	text, ok := out.Content[0].(*mcp.TextContent)
+	require.True(t, ok)
+	assert.Equal(t, "key *** rejected", text.Text)
+	assert.Equal(t, map[string]any{"error": "key *** rejected"}, out.Structured)
+}

@@ -101,6 +101,21 @@ func main() {
 		return testtools.Structured(map[string]any{"value": os.Getenv(in.Name), "dir": dir})
 	})
 
+	// reject fails, as a tool whose upstream refuses its key does, quoting
+	// the value of the variable named in the text and the structured
+	// content of its error result.
+	s.AddTool(&mcp.Tool{Name: "reject", InputSchema: objectSchema}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+			return nil, err
+		}
+		msg := "key " + os.Getenv(in.Name) + " rejected"
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}},
+			StructuredContent: map[string]any{"error": msg}}, nil
+	})
+
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Print(err)
 	}
