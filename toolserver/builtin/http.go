@@ -100,6 +100,9 @@ func httpFetchTool(cfg *config) (Tool, error) {
 	switch t := client.Transport.(type) {
 	case nil:
 		guarded := http.DefaultTransport.(*http.Transport).Clone()
+		// The default transport's dial function is the standard dialer's:
+		// without it, the guard checks each address before connecting.
+		guarded.DialContext = nil
 		allow.guardTransport(guarded)
 		client.Transport = guarded
 	case *http.Transport:
