@@ -78,6 +78,9 @@ type Executor struct {
 	limits   Limits
 	masker   toolrun.ArgumentMasker
 	maxCode  int
+	// err is an option's fault (invalid limits), which every execution
+	// then fails with: an option cannot return it.
+	err error
 }
 
 // Option configures an [Executor].
@@ -112,12 +115,16 @@ func WithDefaultLanguage(lang string) Option { return func(x *Executor) { x.lang
 func WithTimeout(d time.Duration) Option { return func(x *Executor) { x.timeout = d } }
 
 // WithLimits sets the executor's limits; zero fields take the values of
-// [DefaultLimits]. Negative fields are ignored.
+// [DefaultLimits]. Limits that [Limits.Validate] refuses make every
+// execution fail with its error, code [errors.InvalidArgument], rather
+// than run under limits other than those asked for.
 func WithLimits(l Limits) Option {
 	return func(x *Executor) {
-		if l.Validate() == nil {
-			x.limits = l.withDefaults(DefaultLimits)
+		if err := l.Validate(); err != nil {
+			x.err = errors.WithOp("toolcode.WithLimits", err)
+			return
 		}
+		x.limits = l.withDefaults(DefaultLimits)
 	}
 }
 
@@ -285,6 +292,9 @@ func growStack() byte {
 // prepare validates a request and resolves its engine and limits.
 func (x *Executor) prepare(language string, p ExecuteParams) (Engine, Limits, error) {
 	limits := x.limits
+	if x.err != nil {
+		return nil, limits, x.err
+	}
 	if err := p.Limits.Validate(); err != nil {
 		return nil, limits, err
 	}

@@ -138,3 +138,17 @@ func TestLimitCaughtByTheProgramStillFails(t *testing.T) {
 	assert.Len(t, res.Trace, 2)
 	assert.Empty(t, res.Value)
 }
+
+// TestInvalidExecutorLimitsFailEveryExecution checks that limits the
+// executor cannot apply are not dropped in silence: every execution
+// fails, naming them.
+func TestInvalidExecutorLimitsFailEveryExecution(t *testing.T) {
+	ok := engineFunc{lang: "javascript", fn: func(context.Context, toolcode.Program) (json.RawMessage, error) {
+		return json.RawMessage("1"), nil
+	}}
+	x := newExecutor(t, ok, toolcode.WithLimits(toolcode.Limits{ToolCalls: -1}))
+	_, err := x.Execute(context.Background(), toolcode.ExecuteParams{Code: "1"})
+	require.Error(t, err)
+	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
+	assert.Contains(t, err.Error(), "limit tool_calls is negative (-1)")
+}

@@ -113,7 +113,7 @@ func BenchmarkGet(b *testing.B) {
 	idx := loadedIndex(b, 10000)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := idx.Get(ctx, "slack:send_message"); err != nil {
+		if _, _, err := idx.GetAll(ctx, "slack:send_message"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -13,7 +13,7 @@
 //	for _, s := range page.Items {
 //		fmt.Println(s.ID, s.Description)
 //	}
-//	tool, backend, err := idx.Get(ctx, page.Items[0].ID)
+//	tool, backends, err := idx.GetAll(ctx, page.Items[0].ID)
 //
 // # Tools, backends and sources
 //
@@ -24,8 +24,7 @@
 // different definition from another source is a conflict unless
 // [Replace] is given; the same source registering again updates its tool,
 // or does nothing when nothing changed. [Index.UnregisterBackend] takes a
-// source away, and with it the tools it alone served. [Index.RegisterMCPTools]
-// registers an MCP server's tools/list result in one atomic step.
+// source away, and with it the tools it alone served.
 //
 // For sources that change over time, give the index a [Source] with
 // [WithSource]: [Index.Refresh] lists it again and reconciles, adding,
@@ -50,12 +49,11 @@
 //
 // # Backend selection
 //
-// [Index.Get] returns a tool with one of its backends, chosen by
-// [DefaultSelector], which prefers local, then provider, http, grpc and
-// mcp backends, and follows a caller's [SelectHint] when one matches. The
-// choice is configured in one place, the toolrun.Runner that runs the
-// tool (toolrun.WithSelector): it reads every backend with [Index.GetAll]
-// and chooses itself, by default as DefaultSelector does.
+// [Index.GetAll] returns a tool with every one of its backends. The choice
+// among them is made in one place, the toolrun.Runner that runs the tool
+// (toolrun.WithSelector), by default as [DefaultSelector] does: it prefers
+// local, then provider, http, grpc and mcp backends, and follows a
+// caller's [SelectHint] when one matches.
 //
 // # How to plug in your own
 //

@@ -42,11 +42,11 @@ func Example() {
 		fmt.Printf("%s: %s\n", s.ID, s.Description)
 	}
 
-	tool, backend, err := idx.Get(ctx, page.Items[0].ID)
+	tool, backends, err := idx.GetAll(ctx, page.Items[0].ID)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("run", tool.Name, "on", backend.Identity())
+	fmt.Println("run", tool.Name, "on", backends[0].Identity())
 	// Output:
 	// github:merge_pull_request: Merge a pull request.
 	// github:list_pull_requests: List the pull requests of a repository.

@@ -3,8 +3,6 @@ package toolindex
 import (
 	"context"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/metatools-go/metatools/toolmodel"
 )
 
@@ -50,21 +48,12 @@ type Index interface {
 	// the index is left unchanged. Registrations are applied in order, so
 	// a later one may update an earlier one of the same source.
 	RegisterMany(ctx context.Context, regs []Registration, opts ...RegisterOption) error
-	// RegisterMCPTools registers every tool of an MCP server's tools/list
-	// result in a namespace (converted with [toolmodel.FromMCP]), all
-	// served by backend, typically of kind [toolmodel.BackendMCP] naming
-	// the server. It is atomic like RegisterMany.
-	RegisterMCPTools(ctx context.Context, namespace string, backend toolmodel.ToolBackend, tools []*mcp.Tool, opts ...RegisterOption) error
 	// UnregisterBackend removes the backend with the given identity from
 	// every tool it serves, and every tool left without a backend. It
 	// returns the number of tools it changed or removed; an unknown
 	// identity is not an error and changes nothing.
 	UnregisterBackend(ctx context.Context, identity string) (int, error)
 
-	// Get returns a tool and the backend [DefaultSelector] chooses for
-	// it, guided by hints (see [SelectHint]). A toolrun.Runner does not
-	// call Get: it chooses with its own selector among GetAll's backends.
-	Get(ctx context.Context, id string, hints ...SelectHint) (toolmodel.Tool, toolmodel.ToolBackend, error)
 	// GetAll returns a tool and every one of its backends, in the order
 	// they were first registered.
 	GetAll(ctx context.Context, id string) (toolmodel.Tool, []toolmodel.ToolBackend, error)

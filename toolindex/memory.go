@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
 )
@@ -233,23 +231,6 @@ func (ix *MemoryIndex) RegisterMany(ctx context.Context, regs []Registration, op
 	return ix.registerAll(ctx, "toolindex.RegisterMany", regs, opts)
 }
 
-// RegisterMCPTools implements [Index].
-func (ix *MemoryIndex) RegisterMCPTools(ctx context.Context, namespace string, backend toolmodel.ToolBackend, tools []*mcp.Tool, opts ...RegisterOption) error {
-	const op = "toolindex.RegisterMCPTools"
-	regs := make([]Registration, len(tools))
-	for i, t := range tools {
-		if t == nil {
-			return errors.Opf(op, errors.InvalidArgument, "tools[%d] is nil", i)
-		}
-		tool, err := toolmodel.FromMCP(t, namespace)
-		if err != nil {
-			return errors.Opf(op, errors.InvalidArgument, "tools[%d]: %w", i, err)
-		}
-		regs[i] = Registration{Tool: tool, Backend: backend}
-	}
-	return ix.registerAll(ctx, op, regs, opts)
-}
-
 func (ix *MemoryIndex) registerAll(ctx context.Context, op string, regs []Registration, opts []RegisterOption) error {
 	if err := errors.FromContext(ctx, op, nil); err != nil {
 		return err
@@ -331,21 +312,6 @@ func (ix *MemoryIndex) lookup(ctx context.Context, op, id string) (*entry, error
 		return nil, err
 	}
 	return e, nil
-}
-
-// Get implements [Index].
-func (ix *MemoryIndex) Get(ctx context.Context, id string, hints ...SelectHint) (toolmodel.Tool, toolmodel.ToolBackend, error) {
-	e, err := ix.lookup(ctx, "toolindex.Get", id)
-	if err != nil {
-		return toolmodel.Tool{}, toolmodel.ToolBackend{}, err
-	}
-	tool := e.tool.Clone()
-	backends := cloneBackends(e.backends)
-	backend, err := DefaultSelector{}.Select(ctx, &tool, backends, slices.Clone(hints))
-	if err != nil {
-		return toolmodel.Tool{}, toolmodel.ToolBackend{}, err
-	}
-	return tool, backend, nil
 }
 
 // GetAll implements [Index].

@@ -135,7 +135,7 @@ func TestRefreshOfSomeSources(t *testing.T) {
 	}, seen(), "only the named source is listed; an identity of no source is ignored")
 	assert.Equal(t, 2, ghSrc.listed())
 	assert.Equal(t, 1, jiraSrc.listed())
-	_, _, err := idx.Get(ctx, "jira:create_ticket")
+	_, _, err := idx.GetAll(ctx, "jira:create_ticket")
 	require.NoError(t, err, "the source left alone keeps its tools")
 
 	require.NoError(t, idx.Refresh(ctx, "mcp:unknown"))
@@ -173,7 +173,7 @@ func TestRefreshFailures(t *testing.T) {
 	require.Error(t, idx.Refresh(ctx))
 	broken.set(nil, errors.Errorf(errors.Unavailable, "down again"))
 	require.Error(t, idx.Refresh(ctx))
-	_, _, err = idx.Get(ctx, "flaky")
+	_, _, err = idx.GetAll(ctx, "flaky")
 	require.NoError(t, err)
 
 	// A context done during the pass skips the sources left but still
@@ -262,7 +262,7 @@ func TestSearcherFailureLeavesIndexUnchanged(t *testing.T) {
 	err := idx.Register(ctx, reg(newTool("", "fresh", "new words"), localBackend("fresh")))
 	require.ErrorIs(t, err, errors.ErrUnavailable)
 	require.ErrorContains(t, err, "searcher upsert")
-	_, _, err = idx.Get(ctx, "fresh")
+	_, _, err = idx.GetAll(ctx, "fresh")
 	require.ErrorIs(t, err, errors.ErrNotFound)
 
 	// A refresh that upserts, then fails to remove, undoes its upserts.
@@ -279,15 +279,17 @@ func TestSearcherFailureLeavesIndexUnchanged(t *testing.T) {
 	assert.Equal(t, []toolindex.ChangeKind{toolindex.Refreshed}, kindsOf(seen()))
 }
 
-func TestGetDefaultSelection(t *testing.T) {
+func TestDefaultSelectionAmongRegisteredBackends(t *testing.T) {
 	ctx := context.Background()
 	tool := newTool("", "echo", "say it back")
 	idx := toolindex.New()
 	require.NoError(t, idx.RegisterMany(ctx, []toolindex.Registration{reg(tool, mcpBackend("m")), reg(tool, localBackend("l"))}))
-	_, b, err := idx.Get(ctx, "echo")
+	got, backends, err := idx.GetAll(ctx, "echo")
+	require.NoError(t, err)
+	b, err := toolindex.DefaultSelector{}.Select(ctx, &got, backends, nil)
 	require.NoError(t, err)
 	assert.Equal(t, toolmodel.BackendLocal, b.Kind)
-	_, b, err = idx.Get(ctx, "echo", toolindex.SelectHint{Backend: "mcp:nope"}, toolindex.SelectHint{Kind: toolmodel.BackendMCP})
+	b, err = toolindex.DefaultSelector{}.Select(ctx, &got, backends, []toolindex.SelectHint{{Backend: "mcp:nope"}, {Kind: toolmodel.BackendMCP}})
 	require.NoError(t, err)
 	assert.Equal(t, "mcp:m", b.Identity(), "the first hint that matches wins")
 }
@@ -427,7 +429,7 @@ func TestRefreshOfASlowSourceDelaysNoOther(t *testing.T) {
 	go func() { done <- idx.Refresh(ctx, slow.Identity()) }()
 	<-slow.started
 	require.NoError(t, idx.Refresh(ctx, fast.Identity()), "the fast source is refreshed while the slow one lists")
-	_, _, err := idx.Get(ctx, "gh:create_issue")
+	_, _, err := idx.GetAll(ctx, "gh:create_issue")
 	require.NoError(t, err)
 	close(slow.release)
 	require.NoError(t, <-done)
@@ -535,7 +537,7 @@ func TestRefreshSourcesOfOneIdentityTogether(t *testing.T) {
 	assert.Equal(t, 1, first.listed(), "refreshing an identity lists each of its sources")
 	assert.Equal(t, 1, second.listed())
 	assert.Zero(t, other.listed())
-	got, _, err := idx.Get(ctx, "gh:shared")
+	got, _, err := idx.GetAll(ctx, "gh:shared")
 	require.NoError(t, err)
 	assert.Equal(t, "As the second source has it.", got.Description, "the source given last sets a tool both list")
 }

@@ -29,7 +29,7 @@ func TestConcurrentHammer(t *testing.T) {
 		all = append(all, ev.Version)
 		mu.Unlock()
 		// Reading from a subscriber must not deadlock.
-		_, _, _ = idx.Get(ctx, ev.ToolID)
+		_, _, _ = idx.GetAll(ctx, ev.ToolID)
 	}))
 
 	const workers, rounds = 6, 40

@@ -100,7 +100,7 @@ func TestReadersDoNotWaitForTheSearcher(t *testing.T) {
 			},
 			during: func(idx toolindex.Index) []string {
 				var problems []string
-				if _, _, err := idx.Get(ctx, fresh[0].ID()); !errors.Is(err, errors.ErrNotFound) {
+				if _, _, err := idx.GetAll(ctx, fresh[0].ID()); !errors.Is(err, errors.ErrNotFound) {
 					problems = append(problems, "a tool being indexed is visible before its registration returns")
 				}
 				if found := searchIDs(ctx, idx, "brand new widget"); len(found) != 0 {
@@ -110,7 +110,7 @@ func TestReadersDoNotWaitForTheSearcher(t *testing.T) {
 			},
 			after: func(t *testing.T, idx toolindex.Index) {
 				for _, tool := range fresh {
-					_, _, err := idx.Get(ctx, tool.ID())
+					_, _, err := idx.GetAll(ctx, tool.ID())
 					require.NoError(t, err, "a registered tool is visible once the registration returns")
 				}
 				assert.ElementsMatch(t, []string{fresh[0].ID(), fresh[1].ID()}, searchIDs(ctx, idx, "brand new widget"))
@@ -125,7 +125,7 @@ func TestReadersDoNotWaitForTheSearcher(t *testing.T) {
 			},
 			during: func(idx toolindex.Index) []string {
 				var problems []string
-				if _, _, err := idx.Get(ctx, gone.ID()); err != nil {
+				if _, _, err := idx.GetAll(ctx, gone.ID()); err != nil {
 					problems = append(problems, "a tool being removed is gone before its removal returns")
 				}
 				if found := searchIDs(ctx, idx, "obsolete gadget"); len(found) != 0 {
@@ -134,7 +134,7 @@ func TestReadersDoNotWaitForTheSearcher(t *testing.T) {
 				return problems
 			},
 			after: func(t *testing.T, idx toolindex.Index) {
-				_, _, err := idx.Get(ctx, gone.ID())
+				_, _, err := idx.GetAll(ctx, gone.ID())
 				require.ErrorIs(t, err, errors.ErrNotFound)
 				assert.Empty(t, searchIDs(ctx, idx, "obsolete gadget"))
 			},
@@ -175,7 +175,7 @@ func TestReadersDoNotWaitForTheSearcher(t *testing.T) {
 // probe, and returns what went wrong.
 func readEverything(ctx context.Context, idx toolindex.Index, probe string) []string {
 	var problems []string
-	if _, _, err := idx.Get(ctx, probe); err != nil {
+	if _, _, err := idx.GetAll(ctx, probe); err != nil {
 		problems = append(problems, "Get: "+err.Error())
 	}
 	if _, _, err := idx.GetAll(ctx, probe); err != nil {

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -27,9 +26,6 @@ func TestZeroMemoryIndex(t *testing.T) {
 		{"RegisterMany", func(ix *toolindex.MemoryIndex) error {
 			return ix.RegisterMany(ctx, []toolindex.Registration{reg(tool, backend)})
 		}},
-		{"RegisterMCPTools", func(ix *toolindex.MemoryIndex) error {
-			return ix.RegisterMCPTools(ctx, "gh", backend, []*mcp.Tool{tool.MCP()})
-		}},
 		{"Search", func(ix *toolindex.MemoryIndex) error {
 			page, err := ix.Search(ctx, toolindex.SearchRequest{Query: "issue"})
 			if err == nil {
@@ -45,7 +41,7 @@ func TestZeroMemoryIndex(t *testing.T) {
 			return err
 		}},
 		{"Get", func(ix *toolindex.MemoryIndex) error {
-			_, _, err := ix.Get(ctx, "gh:create_issue")
+			_, _, err := ix.GetAll(ctx, "gh:create_issue")
 			require.Error(t, err)
 			return nil
 		}},
@@ -74,9 +70,9 @@ func TestZeroMemoryIndex(t *testing.T) {
 			page, err := ix.Search(ctx, toolindex.SearchRequest{Query: "open issue"})
 			require.NoError(t, err)
 			assert.Equal(t, []string{"gh:create_issue"}, ids(page.Items))
-			_, got, err := ix.Get(ctx, "gh:create_issue")
+			_, got, err := ix.GetAll(ctx, "gh:create_issue")
 			require.NoError(t, err)
-			assert.Equal(t, backend, got)
+			assert.Equal(t, []toolmodel.ToolBackend{backend}, got)
 			n, err := ix.UnregisterBackend(ctx, "mcp:github")
 			require.NoError(t, err)
 			assert.Equal(t, 1, n)
@@ -105,7 +101,7 @@ func TestZeroMemoryIndexFirstUseRaces(t *testing.T) {
 			errs <- err
 			_, err = ix.List(ctx, toolindex.ListRequest{Namespace: "ns"})
 			errs <- err
-			_, _, _ = ix.Get(ctx, "ns:tool_a")
+			_, _, _ = ix.GetAll(ctx, "ns:tool_a")
 			_ = ix.Len()
 		})
 	}

@@ -53,14 +53,20 @@ const (
 	IsolateNetwork = "no_network"
 )
 
-// Validate reports a negative field, with code [errors.InvalidArgument].
+// Validate reports the first negative field, in the order of the fields,
+// with code [errors.InvalidArgument].
 func (l Limits) Validate() error {
-	for name, v := range map[string]int64{
-		LimitCPUTime: int64(l.CPUTime), LimitMemory: l.Memory,
-		LimitProcesses: int64(l.Processes), LimitFileSize: l.FileSize,
+	// In the order of the fields, so that the first negative one is the
+	// one named, whatever the others.
+	for _, f := range []struct {
+		name  string
+		value int64
+	}{
+		{LimitCPUTime, int64(l.CPUTime)}, {LimitMemory, l.Memory},
+		{LimitProcesses, int64(l.Processes)}, {LimitFileSize, l.FileSize},
 	} {
-		if v < 0 {
-			return errors.Errorf(errors.InvalidArgument, "limit %s is negative (%d)", name, v)
+		if f.value < 0 {
+			return errors.Errorf(errors.InvalidArgument, "limit %s is negative (%d)", f.name, f.value)
 		}
 	}
 	return nil

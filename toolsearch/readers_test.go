@@ -120,7 +120,7 @@ func lookupsDuring(ctx context.Context, idx toolindex.Index, id string, change f
 		defer tick.Stop()
 		for first := true; ; first = false {
 			begin := time.Now()
-			_, _, err := idx.Get(ctx, id)
+			_, _, err := idx.GetAll(ctx, id)
 			lookups = append(lookups, lookup{begin, time.Now()})
 			if err != nil && lookupErr == nil {
 				lookupErr = err

@@ -58,7 +58,6 @@ var indexChecks = []struct {
 	{"BackendsFromSeveralSources", checkBackendsFromSeveralSources},
 	{"ConflictAndReplace", checkConflictAndReplace},
 	{"RegisterManyIsAtomic", checkRegisterManyIsAtomic},
-	{"RegisterMCPTools", checkRegisterMCPTools},
 	{"UnregisterBackend", checkUnregisterBackend},
 	// Listings, cursors and namespaces (index_list.go).
 	{"ListOrderFiltersAndPages", checkListOrderFiltersAndPages},

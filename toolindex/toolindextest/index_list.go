@@ -58,7 +58,7 @@ func checkListOrderFiltersAndPages(t *testing.T, setup setupFunc) {
 	for _, id := range all {
 		inNS := id[:4] == "ns1:"
 		assert.Equal(t, inNS, slices.Contains(ns, id), id)
-		_, backend, err := idx.Get(ctx, id)
+		_, backend, err := get(ctx, idx, id)
 		require.NoError(t, err)
 		onServer := backend.Identity() == githubMCP.Identity()
 		assert.Equal(t, onServer, slices.Contains(bk, id), id)

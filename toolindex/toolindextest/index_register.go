@@ -6,7 +6,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -21,7 +20,7 @@ func checkRegisterAndGet(t *testing.T, setup setupFunc) {
 	ctx := context.Background()
 	idx := setup(t)
 	require.NoError(t, idx.Register(ctx, reg(issueTool, issuesLocal)))
-	got, backend, err := idx.Get(ctx, "github:create_issue")
+	got, backend, err := get(ctx, idx, "github:create_issue")
 	require.NoError(t, err)
 	assert.True(t, got.Equal(issueTool), "Get returns the registered definition")
 	assert.Equal(t, issuesLocal, backend)
@@ -37,7 +36,7 @@ func checkRegisterAndGet(t *testing.T, setup setupFunc) {
 func checkGetUnknown(t *testing.T, setup setupFunc) {
 	ctx := context.Background()
 	idx := setup(t, reg(issueTool, issuesLocal))
-	_, _, err := idx.Get(ctx, "github:nope")
+	_, _, err := get(ctx, idx, "github:nope")
 	require.ErrorIs(t, err, errors.ErrNotFound)
 	_, _, err = idx.GetAll(ctx, "nope")
 	require.ErrorIs(t, err, errors.ErrNotFound)
@@ -77,7 +76,7 @@ func checkRegisterCopiesInput(t *testing.T, setup setupFunc) {
 	idx := setup(t, reg(tool, backend))
 	tool.Tags[0] = "omega"
 	backend.Local.Name = "changed"
-	got, gotBackend, err := idx.Get(ctx, tool.ID())
+	got, gotBackend, err := get(ctx, idx, tool.ID())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"alpha"}, got.Tags)
 	assert.Equal(t, "copy", gotBackend.Local.Name)
@@ -90,7 +89,7 @@ func checkResultsAreCopies(t *testing.T, setup setupFunc) {
 	tool := issueTool
 	tool.Tags = []string{"alpha"}
 	idx := setup(t, reg(tool, issuesLocal))
-	got, backend, err := idx.Get(ctx, tool.ID())
+	got, backend, err := get(ctx, idx, tool.ID())
 	require.NoError(t, err)
 	got.Tags[0] = "omega"
 	got.Description = "changed"
@@ -103,7 +102,7 @@ func checkResultsAreCopies(t *testing.T, setup setupFunc) {
 	require.Len(t, page.Items, 1)
 	page.Items[0].Tags[0] = "omega"
 
-	again, againBackend, err := idx.Get(ctx, tool.ID())
+	again, againBackend, err := get(ctx, idx, tool.ID())
 	require.NoError(t, err)
 	assert.True(t, again.Equal(tool), "the index's definition is unchanged")
 	assert.Equal(t, issuesLocal, againBackend)
@@ -134,7 +133,7 @@ func checkSameSourceUpdates(t *testing.T, setup setupFunc) {
 	updated := issueTool
 	updated.Description = "File a bug report against a project."
 	require.NoError(t, idx.Register(ctx, reg(updated, issuesLocal)))
-	got, _, err := idx.Get(ctx, issueTool.ID())
+	got, _, err := get(ctx, idx, issueTool.ID())
 	require.NoError(t, err)
 	assert.Equal(t, updated.Description, got.Description)
 	assert.Equal(t, []toolindex.ChangeEvent{{Kind: toolindex.ToolUpdated, ToolID: issueTool.ID(), Backend: issuesLocal.Identity(), Version: 2}}, events())
@@ -173,14 +172,14 @@ func checkBackendsFromSeveralSources(t *testing.T, setup setupFunc) {
 
 	// A hint that matches one backend selects it.
 	for _, b := range backends {
-		_, got, err := idx.Get(ctx, issueTool.ID(), toolindex.SelectHint{Backend: b.Identity()})
+		_, got, err := get(ctx, idx, issueTool.ID(), toolindex.SelectHint{Backend: b.Identity()})
 		require.NoError(t, err)
 		assert.Equal(t, b, got)
-		_, got, err = idx.Get(ctx, issueTool.ID(), toolindex.SelectHint{Kind: b.Kind})
+		_, got, err = get(ctx, idx, issueTool.ID(), toolindex.SelectHint{Kind: b.Kind})
 		require.NoError(t, err)
 		assert.Equal(t, b, got)
 	}
-	_, got, err := idx.Get(ctx, issueTool.ID())
+	_, got, err := get(ctx, idx, issueTool.ID())
 	require.NoError(t, err)
 	assert.Contains(t, backends, got)
 }
@@ -195,7 +194,7 @@ func checkConflictAndReplace(t *testing.T, setup setupFunc) {
 	other.Description = "A different definition."
 	err := idx.Register(ctx, reg(other, issuesLocal))
 	require.ErrorIs(t, err, errors.ErrConflict)
-	got, _, err := idx.Get(ctx, issueTool.ID())
+	got, _, err := get(ctx, idx, issueTool.ID())
 	require.NoError(t, err)
 	assert.True(t, got.Equal(issueTool), "a conflict changes nothing")
 	assert.Equal(t, uint64(1), idx.Version())
@@ -224,7 +223,7 @@ func checkRegisterManyIsAtomic(t *testing.T, setup setupFunc) {
 	} {
 		err := idx.RegisterMany(ctx, batch)
 		require.Error(t, err, name)
-		_, _, err = idx.Get(ctx, weatherTool.ID())
+		_, _, err = get(ctx, idx, weatherTool.ID())
 		require.ErrorIs(t, err, errors.ErrNotFound, "%s: no registration of a failed batch is kept", name)
 	}
 	assert.Equal(t, uint64(1), idx.Version())
@@ -235,44 +234,12 @@ func checkRegisterManyIsAtomic(t *testing.T, setup setupFunc) {
 	renamed := weatherTool
 	renamed.Description = "Conditions now."
 	require.NoError(t, idx.RegisterMany(ctx, []toolindex.Registration{reg(weatherTool, issuesLocal), reg(renamed, issuesLocal)}))
-	got, _, err := idx.Get(ctx, weatherTool.ID())
+	got, _, err := get(ctx, idx, weatherTool.ID())
 	require.NoError(t, err)
 	assert.Equal(t, "Conditions now.", got.Description)
 	evs := events()
 	assert.Equal(t, []toolindex.ChangeKind{toolindex.ToolRegistered, toolindex.ToolUpdated}, kinds(evs))
 	assert.Equal(t, uint64(3), idx.Version())
-}
-
-// checkRegisterMCPTools checks the registration of an MCP server's
-// tools/list result in a namespace, all or nothing.
-func checkRegisterMCPTools(t *testing.T, setup setupFunc) {
-	ctx := context.Background()
-	idx := setup(t)
-	listed := []*mcp.Tool{
-		{Name: "read_file", Description: "Read a file.", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}},
-		{Name: "write_file", Description: "Write a file.", InputSchema: map[string]any{"type": "object"}},
-	}
-	fs := MCPBackend("filesystem")
-	require.NoError(t, idx.RegisterMCPTools(ctx, "fs", fs, listed))
-	got, backend, err := idx.Get(ctx, "fs:read_file")
-	require.NoError(t, err)
-	assert.Equal(t, "fs", got.Namespace)
-	assert.Equal(t, "Read a file.", got.Description)
-	assert.Equal(t, fs, backend)
-	page, err := idx.List(ctx, toolindex.ListRequest{Backend: fs.Identity()})
-	require.NoError(t, err)
-	assert.Equal(t, []string{"fs:read_file", "fs:write_file"}, summaryIDs(page.Items))
-
-	// Atomic: an invalid tool (nil, or without a schema) rejects all.
-	for _, bad := range [][]*mcp.Tool{
-		{{Name: "ok", InputSchema: map[string]any{"type": "object"}}, nil},
-		{{Name: "ok", InputSchema: map[string]any{"type": "object"}}, {Name: "noschema"}},
-	} {
-		err = idx.RegisterMCPTools(ctx, "other", fs, bad)
-		require.ErrorIs(t, err, errors.ErrInvalidArgument)
-	}
-	_, _, err = idx.Get(ctx, "other:ok")
-	require.ErrorIs(t, err, errors.ErrNotFound)
 }
 
 // checkUnregisterBackend checks that removing a backend removes it from
@@ -288,7 +255,7 @@ func checkUnregisterBackend(t *testing.T, setup setupFunc) {
 	_, backends, err := idx.GetAll(ctx, issueTool.ID())
 	require.NoError(t, err)
 	assert.Equal(t, []toolmodel.ToolBackend{githubMCP}, backends)
-	_, _, err = idx.Get(ctx, weatherTool.ID())
+	_, _, err = get(ctx, idx, weatherTool.ID())
 	require.ErrorIs(t, err, errors.ErrNotFound, "a tool goes with its last backend")
 	// The events of one operation have consecutive versions, in an
 	// order the implementation chooses.
@@ -309,4 +276,15 @@ func checkUnregisterBackend(t *testing.T, setup setupFunc) {
 	require.NoError(t, err)
 	assert.Zero(t, n)
 	assert.Equal(t, uint64(5), idx.Version())
+}
+
+// get returns a tool and the backend [toolindex.DefaultSelector] chooses
+// among those GetAll returns, guided by hints.
+func get(ctx context.Context, idx toolindex.Index, id string, hints ...toolindex.SelectHint) (toolmodel.Tool, toolmodel.ToolBackend, error) {
+	tool, backends, err := idx.GetAll(ctx, id)
+	if err != nil {
+		return toolmodel.Tool{}, toolmodel.ToolBackend{}, err
+	}
+	backend, err := toolindex.DefaultSelector{}.Select(ctx, &tool, backends, hints)
+	return tool, backend, err
 }

@@ -21,7 +21,7 @@ func Backend(server string) toolmodel.ToolBackend {
 
 // RegisterTools registers every tool a server lists in idx, in the given
 // namespace, served by [Backend](server), in one atomic step
-// ([toolindex.Index.RegisterMCPTools]). It is a one-time copy: to keep an
+// ([toolindex.Index.RegisterMany]). It is a one-time copy: to keep an
 // index in step with a server, give the index a [Source] instead.
 func (m *Manager) RegisterTools(ctx context.Context, idx toolindex.Index, server, namespace string, opts ...toolindex.RegisterOption) error {
 	tools, err := m.ListTools(ctx, server)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun/mcpexec"
 	"github.com/metatools-go/metatools/toolrun/mcpexec/internal/testtools"
 )
@@ -70,10 +71,10 @@ func TestRegisterTools(t *testing.T) {
 	idx := toolindex.New()
 	require.NoError(t, m.RegisterTools(ctx, idx, "demo", "tt"))
 	assert.Equal(t, []string{"tt:block", "tt:denied", "tt:echo", "tt:fail", "tt:progress"}, toolIDs(t, idx))
-	tool, backend, err := idx.Get(ctx, "tt:echo")
+	tool, backends, err := idx.GetAll(ctx, "tt:echo")
 	require.NoError(t, err)
 	assert.Equal(t, "Return the arguments.", tool.Description)
-	assert.Equal(t, mcpexec.Backend("demo"), backend)
+	assert.Equal(t, []toolmodel.ToolBackend{mcpexec.Backend("demo")}, backends)
 
 	assert.Equal(t, errors.NotFound, errors.CodeOf(m.RegisterTools(ctx, idx, "absent", "x")))
 }

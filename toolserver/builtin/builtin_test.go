@@ -186,9 +186,10 @@ func TestRegister(t *testing.T) {
 		page, err := idx.List(ctx, toolindex.ListRequest{Limit: toolindex.MaxPageSize})
 		require.NoError(t, err)
 		assert.Len(t, page.Items, len(tools))
-		_, backend, err := idx.Get(ctx, "math:eval")
+		_, backends, err := idx.GetAll(ctx, "math:eval")
 		require.NoError(t, err)
-		assert.Equal(t, "local:builtin.math:eval", backend.Identity())
+		require.Len(t, backends, 1)
+		assert.Equal(t, "local:builtin.math:eval", backends[0].Identity())
 	})
 
 	t.Run("registering again changes nothing", func(t *testing.T) {
@@ -207,7 +208,7 @@ func TestRegister(t *testing.T) {
 		require.NoError(t, idx.Register(ctx, toolindex.Registration{Tool: other, Backend: toolrun.LocalBackendFor("other")}))
 		err = builtin.Register(ctx, idx, toolrun.NewLocalExecutor(), tools)
 		require.ErrorIs(t, err, errors.ErrConflict)
-		_, _, err = idx.Get(ctx, "time:now")
+		_, _, err = idx.GetAll(ctx, "time:now")
 		require.ErrorIs(t, err, errors.ErrNotFound)
 	})
 

@@ -148,7 +148,7 @@ func TestUpstreamWithAnInvalidToolKeepsTheOthers(t *testing.T) {
 	assert.Contains(t, logs.String(), "server=mixed")
 
 	for _, id := range []string{"mixed:alpha", "mixed:beta"} {
-		_, _, err := cat.Index.Get(t.Context(), id)
+		_, _, err := cat.Index.GetAll(t.Context(), id)
 		assert.NoError(t, err, id)
 	}
 }
