@@ -13,6 +13,7 @@ import (
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolops"
 )
 
@@ -218,7 +219,7 @@ func shown(v any) string {
 		return formatNumber(x)
 	case string:
 		if len(x) > 40 {
-			return strconv.Quote(x[:40]) + "…"
+			return strconv.Quote(toolmodel.CutUTF8(x, 40)) + "…"
 		}
 		return strconv.Quote(x)
 	}

@@ -75,8 +75,8 @@ type ExternalRef struct {
 // result never changes e.
 func (e Example) Clone() Example {
 	c := e
-	c.Args = cloneJSONMap(e.Args)
-	c.Result = cloneJSON(e.Result)
+	c.Args, _ = toolmodel.CloneJSON(e.Args).(map[string]any)
+	c.Result = toolmodel.CloneJSON(e.Result)
 	return c
 }
 
@@ -100,34 +100,6 @@ func cloneExamples(in []Example) []Example {
 	out := make([]Example, len(in))
 	for i, ex := range in {
 		out[i] = ex.Clone()
-	}
-	return out
-}
-
-// cloneJSON deep-copies a decoded JSON value. Values of other types (which
-// the Store never holds, since it normalizes what it is given) are
-// returned as they are.
-func cloneJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		return cloneJSONMap(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cloneJSON(e)
-		}
-		return out
-	}
-	return v
-}
-
-func cloneJSONMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = cloneJSON(v)
 	}
 	return out
 }

@@ -67,7 +67,7 @@ func TestCanonicalNumber(t *testing.T) {
 func TestPointerToken(t *testing.T) {
 	tests := map[string]string{"": "", "a": "a", "a/b": "a~1b", "~": "~0", "~1": "~01", "/~/": "~1~0~1"}
 	for name, want := range tests {
-		assert.Equal(t, want, pointerToken(name))
+		assert.Equal(t, want, PointerToken(name))
 		assert.Equal(t, name, unescapePointer(want))
 	}
 }

@@ -41,7 +41,7 @@ func readable(msg string) string {
 	})
 	msg = cutQuoted(msg)
 	if len(msg) > maxMessage {
-		msg = cutAt(msg, maxMessage) + "…"
+		msg = CutUTF8(msg, maxMessage) + "…"
 	}
 	return msg
 }
@@ -136,11 +136,14 @@ func closingQuote(s string, i int) int {
 	return -1
 }
 
-// cutAt returns the first n bytes of s at most, without splitting a
-// UTF-8 sequence.
-func cutAt(s string, n int) string {
+// CutUTF8 returns the first n bytes of s at most, without splitting a
+// UTF-8 sequence: the one cut of text to a size that the modules make.
+func CutUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	if n <= 0 {
+		return ""
 	}
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--

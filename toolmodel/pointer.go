@@ -7,11 +7,11 @@ import "strings"
 // escaped again.
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
-// pointerToken returns s escaped as one JSON Pointer reference token, so
-// that a property named "a/b" reads as one step ("/a~1b") and not as two.
-// Every path toolmodel writes, in schema references and in validation
-// errors, is built with it.
-func pointerToken(s string) string {
+// PointerToken returns s escaped as one JSON Pointer reference token (RFC
+// 6901), so that a property named "a/b" reads as one step ("/a~1b") and
+// not as two. Every JSON Pointer the modules write, in schema references,
+// validation errors and paths into results, is built with it.
+func PointerToken(s string) string {
 	if !strings.ContainsAny(s, "~/") {
 		return s // the common case, without allocating
 	}
@@ -23,7 +23,7 @@ func pointerSuffix(segs ...string) string {
 	var b strings.Builder
 	for _, s := range segs {
 		b.WriteByte('/')
-		b.WriteString(pointerToken(s))
+		b.WriteString(PointerToken(s))
 	}
 	return b.String()
 }

@@ -464,7 +464,7 @@ func depthAtMost(v reflect.Value, limit int) (string, bool) {
 		it := v.MapRange()
 		for it.Next() {
 			if p, ok := depthAtMost(it.Value(), limit-1); !ok {
-				return "/" + pointerToken(fmtKey(it.Key())) + p, false
+				return "/" + PointerToken(fmtKey(it.Key())) + p, false
 			}
 		}
 		return "", true

@@ -355,7 +355,7 @@ func (c *compiled) describe(instance any, err error) string {
 }
 
 // problems lists what is wrong with the properties of instance, at path
-// (a JSON Pointer, each step escaped with pointerToken), against s, a subschema of the compiled schema. It checks each declared
+// (a JSON Pointer, each step escaped with PointerToken), against s, a subschema of the compiled schema. It checks each declared
 // property on its own against its subschema, resolved within the whole
 // schema (so that "#" still means the root), and goes down into a failing
 // property for a more precise path. Validation has already checked that
@@ -378,7 +378,7 @@ func (c *compiled) propertyProblems(s *jsonschema.Schema, path string, obj map[s
 	var problems []string
 	for _, name := range s.Required {
 		if _, ok := obj[name]; !ok {
-			problems = append(problems, fmt.Sprintf("%s/%s: required property is missing", path, pointerToken(name)))
+			problems = append(problems, fmt.Sprintf("%s/%s: required property is missing", path, PointerToken(name)))
 		}
 	}
 	names := make([]string, 0, len(obj))
@@ -391,7 +391,7 @@ func (c *compiled) propertyProblems(s *jsonschema.Schema, path string, obj map[s
 		sub, declared := s.Properties[name]
 		if !declared {
 			if isFalse(s.AdditionalProperties) {
-				problem := fmt.Sprintf("%s/%s: property is not allowed", path, pointerToken(name))
+				problem := fmt.Sprintf("%s/%s: property is not allowed", path, PointerToken(name))
 				if !refused {
 					problem += " (" + allowedProperties(s) + ")"
 					refused = true
@@ -400,7 +400,7 @@ func (c *compiled) propertyProblems(s *jsonschema.Schema, path string, obj map[s
 			}
 			continue
 		}
-		problems = append(problems, c.check(sub, path+"/"+pointerToken(name), obj[name])...)
+		problems = append(problems, c.check(sub, path+"/"+PointerToken(name), obj[name])...)
 	}
 	return problems
 }

@@ -282,8 +282,8 @@ func (t Tool) Clone() Tool {
 	c.Meta = cloneJSONMap(t.Meta)
 	c.Metadata = cloneJSONMap(t.Metadata)
 	c.Tags = slices.Clone(t.Tags)
-	c.InputSchema = cloneJSON(t.InputSchema)
-	c.OutputSchema = cloneJSON(t.OutputSchema)
+	c.InputSchema = CloneJSON(t.InputSchema)
+	c.OutputSchema = CloneJSON(t.OutputSchema)
 	if t.Annotations != nil {
 		a := *t.Annotations
 		a.DestructiveHint = cloneBool(a.DestructiveHint)
@@ -314,14 +314,16 @@ func cloneJSONMap[M ~map[string]any](m M) M {
 	}
 	c := make(M, len(m))
 	for k, v := range m {
-		c[k] = cloneJSON(v)
+		c[k] = CloneJSON(v)
 	}
 	return c
 }
 
-// cloneJSON deep-copies a JSON value. Values of other types are copied
-// through their JSON form; a value that does not marshal is kept as is.
-func cloneJSON(v any) any {
+// CloneJSON deep-copies a JSON value: a decoded one (maps, slices, strings,
+// float64, bool, nil, json.Number) or raw JSON. Values of other types are
+// copied through their JSON form; a value that does not marshal is kept
+// as is.
+func CloneJSON(v any) any {
 	switch x := v.(type) {
 	case nil, string, float64, bool, json.Number:
 		return x
@@ -332,7 +334,7 @@ func cloneJSON(v any) any {
 	case []any:
 		c := make([]any, len(x))
 		for i, e := range x {
-			c[i] = cloneJSON(e)
+			c[i] = CloneJSON(e)
 		}
 		return c
 	}

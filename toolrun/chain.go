@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
 )
 
 // opChain is the Op of the error of a chain that its context's end
@@ -169,7 +170,7 @@ func stepArgs(step ChainStep, i int, previous *RunResult) (map[string]any, error
 		obj, ok := filled.(map[string]any)
 		if !ok {
 			return nil, errors.Errorf(errors.InvalidArgument, "step %d takes its arguments from the previous result with %q, but the part selected is %s, not an object",
-				i, PreviousRef, kindOf(filled))
+				i, PreviousRef, toolmodel.JSONKindPhrase(filled))
 		}
 		args = obj
 	}

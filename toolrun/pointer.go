@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
 )
 
 // PreviousRef is the member of a chain step's argument that refers to a
@@ -56,7 +57,7 @@ func pointerText(tokens []string) string {
 	var b strings.Builder
 	for _, tok := range tokens {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(tok))
+		b.WriteString(toolmodel.PointerToken(tok))
 	}
 	return b.String()
 }
@@ -88,7 +89,7 @@ func resolvePointer(doc any, pointer string) (any, error) {
 			}
 			cur = v[n]
 		default:
-			return nil, fmt.Errorf("%s is %s, not an object or array: it has no %q", where, kindOf(cur), tok)
+			return nil, fmt.Errorf("%s is %s, not an object or array: it has no %q", where, toolmodel.JSONKindPhrase(cur), tok)
 		}
 	}
 	return cur, nil
@@ -125,21 +126,6 @@ func quoteAll(names []string) []string {
 	return out
 }
 
-// kindOf names the JSON type of a decoded value.
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return fmt.Sprintf("a %T", v)
-}
-
 // previousRef reports whether v is a reference to the previous result,
 // and its pointer.
 func previousRef(v any) (string, bool, error) {
@@ -153,7 +139,7 @@ func previousRef(v any) (string, bool, error) {
 	}
 	pointer, ok := ref.(string)
 	if !ok {
-		return "", true, fmt.Errorf("the value of %q is %s, not a JSON pointer string", PreviousRef, kindOf(ref))
+		return "", true, fmt.Errorf("the value of %q is %s, not a JSON pointer string", PreviousRef, toolmodel.JSONKindPhrase(ref))
 	}
 	return pointer, true, nil
 }
@@ -208,7 +194,7 @@ func fillPreviousRefs(v any, previous any, at string) (any, error) {
 		}
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			if out[k], err = fillPreviousRefs(e, previous, at+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k)); err != nil {
+			if out[k], err = fillPreviousRefs(e, previous, at+"/"+toolmodel.PointerToken(k)); err != nil {
 				return nil, err
 			}
 		}

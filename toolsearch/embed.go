@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
 )
 
 // Embedder turns texts into vectors whose cosine similarity measures how
@@ -110,19 +110,7 @@ func embedText(d *document) string {
 			b.WriteString(part)
 		}
 	}
-	return truncateUTF8(b.String(), maxEmbedText)
-}
-
-// truncateUTF8 returns the first n bytes of s at most, cut at a rune
-// boundary.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return toolmodel.CutUTF8(b.String(), maxEmbedText)
 }
 
 // enqueue queues the documents whose text has no vector yet for
@@ -180,7 +168,7 @@ func (x *semanticIndex) embedPending(ctx context.Context, query string) []float3
 	x.mu.Unlock()
 	if query != "" {
 		ids = append([]string{""}, ids...)
-		texts = append([]string{truncateUTF8(query, maxEmbedText)}, texts...)
+		texts = append([]string{toolmodel.CutUTF8(query, maxEmbedText)}, texts...)
 	}
 
 	var queryVector []float32

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
 )
 
 // OpenAIEmbedder is an [Embedder] that calls an OpenAI-compatible
@@ -186,5 +187,5 @@ func apiErrorMessage(raw []byte) string {
 			return text
 		}
 	}
-	return truncateUTF8(strings.TrimSpace(string(raw)), 200)
+	return toolmodel.CutUTF8(strings.TrimSpace(string(raw)), 200)
 }

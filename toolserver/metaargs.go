@@ -68,7 +68,7 @@ func assignJSON(dst reflect.Value, value any) error {
 		return nil
 	}
 	mismatch := func() error {
-		return &assignError{msg: fmt.Sprintf("%s cannot hold a JSON %s", dst.Type(), jsonKind(value))}
+		return &assignError{msg: fmt.Sprintf("%s cannot hold a JSON %s", dst.Type(), toolmodel.JSONKind(value))}
 	}
 	switch dst.Kind() {
 	case reflect.Interface:
@@ -154,23 +154,6 @@ func assignJSON(dst reflect.Value, value any) error {
 	return nil
 }
 
-// jsonKind names the JSON type of a decoded value.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case string:
-		return "string"
-	case float64:
-		return "number"
-	case bool:
-		return "boolean"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 // assignError is a value that its destination cannot hold. The path to
 // it is gathered as the error goes up, so that a successful assignment
 // builds no path at all.
@@ -186,7 +169,7 @@ func (e *assignError) Error() string {
 	var b strings.Builder
 	for i := len(e.path) - 1; i >= 0; i-- {
 		b.WriteByte('/')
-		b.WriteString(pointerEscaper.Replace(e.path[i]))
+		b.WriteString(toolmodel.PointerToken(e.path[i]))
 	}
 	return b.String() + ": " + e.msg
 }
@@ -199,6 +182,3 @@ func within(err error, token string) error {
 	}
 	return err
 }
-
-// pointerEscaper escapes a member name as a JSON pointer token (RFC 6901).
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")

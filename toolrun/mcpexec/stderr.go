@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/metatools-go/metatools/toolmodel"
 )
 
 // The bounds of what is kept of a command server's standard error: the
@@ -216,11 +217,7 @@ func cutLine(s string) string {
 	if len(s) <= stderrLineBytes {
 		return s
 	}
-	cut := stderrLineBytes - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return toolmodel.CutUTF8(s, stderrLineBytes-len("…")) + "…"
 }
 
 // plain reports whether a line holds printable ASCII and tabs only.

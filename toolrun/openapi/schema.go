@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
 )
 
 // direction says which way a schema's data goes: a request drops the
@@ -120,7 +121,7 @@ func (c *converter) walk(node any, stack []string) (any, error) {
 		}
 		return nullable(s, out), nil
 	}
-	return nil, fmt.Errorf("a schema must be an object or a boolean, not %s", jsonType(node))
+	return nil, fmt.Errorf("a schema must be an object or a boolean, not %s", toolmodel.JSONKindPhrase(node))
 }
 
 // object converts a schema object without $ref.
@@ -153,7 +154,7 @@ func (c *converter) object(s map[string]any, stack []string) (map[string]any, er
 func (c *converter) list(value any, stack []string) ([]any, error) {
 	items, ok := value.([]any)
 	if !ok {
-		return nil, fmt.Errorf("expected a list of schemas, not %s", jsonType(value))
+		return nil, fmt.Errorf("expected a list of schemas, not %s", toolmodel.JSONKindPhrase(value))
 	}
 	out := make([]any, len(items))
 	for i, item := range items {
@@ -168,7 +169,7 @@ func (c *converter) list(value any, stack []string) ([]any, error) {
 func (c *converter) mapOf(value any, stack []string) (map[string]any, error) {
 	m, ok := value.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("expected a map of schemas, not %s", jsonType(value))
+		return nil, fmt.Errorf("expected a map of schemas, not %s", toolmodel.JSONKindPhrase(value))
 	}
 	out := make(map[string]any, len(m))
 	for name, item := range m {
@@ -449,23 +450,4 @@ func rootOf(schema any, defs map[string]any) any {
 		}
 	}
 	return out
-}
-
-// jsonType names the JSON type of a decoded value, for messages.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return fmt.Sprintf("%T", v)
 }
