@@ -215,8 +215,8 @@ func (v *jwtVerifier) get(ctx context.Context) (*oidc.IDTokenVerifier, error) {
 		}
 	}
 	// The key set outlives the request that first needs it: it fetches
-	// keys again whenever a token names one it does not hold.
-	keys := oidc.NewRemoteKeySet(oidc.ClientContext(context.Background(), client), jwksURL)
+	// keys again when a token names one it does not hold, within a rate.
+	keys := newKeySet(jwksURL, client)
 	audience := v.opts.Audience
 	if audience == "" {
 		audience = v.opts.Resource

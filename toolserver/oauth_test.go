@@ -41,6 +41,8 @@ type authServer struct {
 	key   *rsa.PrivateKey
 	keyID string
 	keys  []jose.JSONWebKey // published: the current key and the ones before
+	// keyFetches counts the requests for the key set.
+	keyFetches int
 }
 
 // Clients of the authorization server and their secret.
@@ -113,6 +115,7 @@ func (as *authServer) serve(w http.ResponseWriter, r *http.Request) {
 		})
 	case "/jwks":
 		as.mu.Lock()
+		as.keyFetches++
 		set := jose.JSONWebKeySet{Keys: append([]jose.JSONWebKey(nil), as.keys...)}
 		as.mu.Unlock()
 		writeJSON(w, set)
@@ -314,4 +317,35 @@ func TestOAuthFollowsKeyRotation(t *testing.T) {
 	require.NoError(t, err, "a token signed with a new key is accepted once the key set is fetched again")
 	res := call(t, cs, "search_tools", map[string]any{"query": "issue"})
 	assert.False(t, res.IsError, text(res))
+}
+
+// TestOAuthKeySetFetchesAreRateLimited sends a flood of forged tokens
+// naming a key the issuer does not have: the server fetches the key set
+// a few times, not once per token.
+func TestOAuthKeySetFetchesAreRateLimited(t *testing.T) {
+	endpoint, as := oauthServer(t)
+	_, err := connectWithToken(t, endpoint, as.accessToken(t, readerClient, endpoint, "tools:read"))
+	require.NoError(t, err, "the first key is fetched")
+
+	forger, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: forger},
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", "forged"))
+	require.NoError(t, err)
+	claims, err := json.Marshal(map[string]any{"iss": as.URL, "aud": endpoint, "sub": "mallory", "scope": "tools:read tools:run",
+		"exp": time.Now().Add(time.Hour).Unix()})
+	require.NoError(t, err)
+	signed, err := signer.Sign(claims)
+	require.NoError(t, err)
+	forged, err := signed.CompactSerialize()
+	require.NoError(t, err)
+
+	for range 100 {
+		status, _ := post(t, endpoint, forged, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		require.Equal(t, http.StatusUnauthorized, status)
+	}
+	as.mu.Lock()
+	fetches := as.keyFetches
+	as.mu.Unlock()
+	assert.LessOrEqual(t, fetches, 4, "the first fetch, then a few refreshes at most, for 100 forged tokens")
 }
