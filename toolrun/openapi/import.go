@@ -259,8 +259,8 @@ func fetch(ctx context.Context, cfg *config, u *url.URL) ([]byte, error) {
 		return nil, errors.Opf(opImport, errors.Unavailable, "fetch OpenAPI document: %w", err)
 	}
 	if e := errors.FromHTTP(resp.StatusCode, data[:min(len(data), maxErrorBody)]); e != nil {
-		e.Op = opImport
-		return nil, e
+		// The body quoted may echo the URL, and the key in its query.
+		return nil, errors.WithOp(opImport, toolrun.NewRedactor(toolrun.URLSecrets(u.String(), nil)).RedactError(e))
 	}
 	if int64(len(data)) > cfg.maxBytes {
 		return nil, tooLarge(cfg)

@@ -39,6 +39,21 @@ func TestImportURLErrorsHideTheURLsSecrets(t *testing.T) {
 	}
 }
 
+// TestImportURLErrorBodyHidesTheURLsSecrets fetches a document from a
+// server that refuses it with a body echoing the URL: the error quotes
+// the body without the key of the URL's query.
+func TestImportURLErrorBodyHidesTheURLsSecrets(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"error": "key not valid for ` + r.URL.String() + `"}`))
+	}))
+	t.Cleanup(srv.Close)
+	_, err := openapi.ImportURL(context.Background(), "ns", srv.URL+"/spec.yaml?api_key="+urlSecret, openapi.WithHTTPClient(srv.Client()))
+	require.ErrorIs(t, err, errors.ErrUnauthenticated)
+	assert.Contains(t, err.Error(), "key not valid for /spec.yaml?***", "the body is quoted, its query redacted")
+	assert.NotContains(t, err.Error(), urlSecret)
+}
+
 // smallDocument is a document of two operations, the first of which
 // draws a warning (it has a cookie parameter, which is ignored).
 func smallDocument() []byte {
