@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -101,7 +102,16 @@ func ValidateName(s string) error {
 	}
 	for i := 0; i < len(s); i++ {
 		if !nameByte(s[i]) {
-			return fmt.Errorf("byte %q at offset %d: only ASCII letters, digits, '_', '.' and '-' are allowed", s[i], i)
+			// A character beyond ASCII is named whole, not by its first
+			// byte ("é", not "Ã").
+			what := fmt.Sprintf("byte %q", s[i])
+			if s[i] >= utf8.RuneSelf {
+				what = fmt.Sprintf("byte %#x", s[i])
+				if r, size := utf8.DecodeRuneInString(s[i:]); size > 1 {
+					what = fmt.Sprintf("character %q", r)
+				}
+			}
+			return fmt.Errorf("%s at offset %d: only ASCII letters, digits, '_', '.' and '-' are allowed", what, i)
 		}
 	}
 	return nil

@@ -30,6 +30,8 @@ func TestParseToolID(t *testing.T) {
 		{id: "ns:", wantErr: "name: empty"},
 		{id: "a:b:c", wantErr: `name: byte ':' at offset 1`},
 		{id: "has space", wantErr: `byte ' ' at offset 3`},
+		{id: "café:thé", wantErr: `namespace: character 'é' at offset 3`},
+		{id: "caf\xff:x", wantErr: `namespace: byte 0xff at offset 3`},
 		{id: "ns:" + strings.Repeat("x", 129), wantErr: "129 bytes long, the limit is 128"},
 		{id: "é", wantErr: "only ASCII letters"},
 	}

@@ -19,7 +19,7 @@ func (r *run) install() error {
 	// The methods are made when the program first reads them: most
 	// programs use one or two.
 	var made map[string]goja.Value
-	tools := vm.NewProxy(vm.NewObject(), readOnly(func(name string) goja.Value {
+	tools := vm.NewProxy(vm.NewObject(), r.readOnly(func(name string) goja.Value {
 		if v, ok := made[name]; ok {
 			return v
 		}
@@ -56,7 +56,7 @@ func (r *run) install() error {
 	if err := vm.Set("tools", tools); err != nil {
 		return err
 	}
-	console := vm.NewProxy(vm.NewObject(), readOnly(func(name string) goja.Value {
+	console := vm.NewProxy(vm.NewObject(), r.readOnly(func(name string) goja.Value {
 		switch name {
 		case "log", "info", "warn", "error", "debug":
 			return r.logFunc()
@@ -141,7 +141,7 @@ func (r *run) namespace(ns string) goja.Value {
 	if r.namespaces == nil {
 		r.namespaces = map[string]goja.Value{}
 	}
-	proxy := r.vm.ToValue(r.vm.NewProxy(r.toolFunc(ns), readOnly(func(name string) goja.Value {
+	proxy := r.vm.ToValue(r.vm.NewProxy(r.toolFunc(ns), r.readOnly(func(name string) goja.Value {
 		if v, ok := fns[name]; ok {
 			return v
 		}
@@ -157,12 +157,20 @@ func (r *run) namespace(ns string) goja.Value {
 }
 
 // readOnly returns the traps of a proxy whose properties get answers, and
-// that cannot be changed. Symbols name nothing.
-func readOnly(get func(name string) goja.Value) *goja.ProxyTrapConfig {
+// that cannot be changed. Symbols name nothing, but Symbol.toPrimitive:
+// the proxy is no primitive, and converting it throws the TypeError the
+// QuickJS engine throws, rather than one that would show the proxy's Go
+// value (and its heap addresses).
+func (r *run) readOnly(get func(name string) goja.Value) *goja.ProxyTrapConfig {
 	return &goja.ProxyTrapConfig{
-		Get:               func(_ *goja.Object, name string, _ goja.Value) goja.Value { return get(name) },
-		GetIdx:            func(_ *goja.Object, i int, _ goja.Value) goja.Value { return get(strconv.Itoa(i)) },
-		GetSym:            func(*goja.Object, *goja.Symbol, goja.Value) goja.Value { return goja.Undefined() },
+		Get:    func(_ *goja.Object, name string, _ goja.Value) goja.Value { return get(name) },
+		GetIdx: func(_ *goja.Object, i int, _ goja.Value) goja.Value { return get(strconv.Itoa(i)) },
+		GetSym: func(_ *goja.Object, sym *goja.Symbol, _ goja.Value) goja.Value {
+			if sym == goja.SymToPrimitive {
+				return r.noPrimitive()
+			}
+			return goja.Undefined()
+		},
 		Set:               func(*goja.Object, string, goja.Value, goja.Value) bool { return false },
 		SetIdx:            func(*goja.Object, int, goja.Value, goja.Value) bool { return false },
 		SetSym:            func(*goja.Object, *goja.Symbol, goja.Value, goja.Value) bool { return false },
@@ -174,6 +182,17 @@ func readOnly(get func(name string) goja.Value) *goja.ProxyTrapConfig {
 		DefinePropertySym: func(*goja.Object, *goja.Symbol, goja.PropertyDescriptor) bool { return false },
 		SetPrototypeOf:    func(*goja.Object, *goja.Object) bool { return false },
 	}
+}
+
+// noPrimitive returns the function that stands for Symbol.toPrimitive of
+// the tools' objects, made on first use: it throws a TypeError.
+func (r *run) noPrimitive() goja.Value {
+	if r.toPrimitive == nil {
+		r.toPrimitive = r.vm.ToValue(func(goja.FunctionCall) goja.Value {
+			panic(r.vm.NewTypeError("toPrimitive"))
+		})
+	}
+	return r.toPrimitive
 }
 
 // newCall converts a call's arguments (the first two: Dispatch only

@@ -119,11 +119,12 @@ type run struct {
 	queued  []call // calls waiting for a slot (loop goroutine only)
 	goErrs  map[*goja.Object]error
 
-	namespaces map[string]goja.Value // the objects of tools.<namespace>
-	logFn      goja.Value            // console.log, once made
-	fnTarget   *goja.Object          // the target of every function of the tools
-	jsonFns    map[string]goja.Callable
-	errorCtor  goja.Value
+	namespaces  map[string]goja.Value // the objects of tools.<namespace>
+	logFn       goja.Value            // console.log, once made
+	toPrimitive goja.Value            // Symbol.toPrimitive of the tools' objects, once made
+	fnTarget    *goja.Object          // the target of every function of the tools
+	jsonFns     map[string]goja.Callable
+	errorCtor   goja.Value
 	// objectProto is the runtime's Object.prototype, looked up when a
 	// value is first shown (see show.go).
 	objectProto *goja.Object

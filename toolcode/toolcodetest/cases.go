@@ -112,6 +112,16 @@ var javaScriptCases = []Case{
 		Error: "uncaught TypeError: tools.ns: the namespace must be a string, not number", ErrorCode: errors.Execution, Line: 1,
 	},
 	{
+		// The tools' objects are no primitives; what converting one throws
+		// shows nothing of the engine's own values.
+		Name: "Thrown/ToolsToPrimitive", Code: `return String(tools);`,
+		Error: "uncaught TypeError: toPrimitive", ErrorCode: errors.Execution, Line: 1,
+	},
+	{
+		Name: "Thrown/NamespaceToPrimitive", Code: `return "" + tools.math;`,
+		Error: "uncaught TypeError: toPrimitive", ErrorCode: errors.Execution, Line: 1,
+	},
+	{
 		Name: "Thrown/NotJSON", Code: `return {toJSON() { throw {code: "x"}; }};`,
 		Error: `the returned value is not JSON: {"code":"x"}`, ErrorCode: errors.Execution,
 	},
