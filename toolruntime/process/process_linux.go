@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -347,6 +348,7 @@ func (b *Backend) start(ctx context.Context, l toolruntime.Limits) (_ *execution
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// A process of the sandbox that kept stderr open cannot hold Wait.
 	cmd.WaitDelay = time.Second
+	closeInheritedOnExec()
 	if err := cmd.Start(); err != nil {
 		return e, errors.Errorf(errors.Internal, "start the runner: %v", err)
 	}
@@ -488,4 +490,26 @@ func (e *execution) classify(hostErr error, ownEnd bool, l toolruntime.Limits) e
 		status = state.String()
 	}
 	return errors.Opf("process.Run", errors.Internal, "the runner ended without answering (%s: %v); its stderr ends with: %s", status, hostErr, e.tail.String())
+}
+
+// closeInheritedOnExec marks every descriptor of this process above
+// standard error close-on-exec, so that the sandbox gets only the
+// descriptors its command is given (its pipes, and bubblewrap's two):
+// the ones this process inherited from its parent without that flag (a
+// file a shell opened, "9<>file") would otherwise pass on to every
+// process it starts. The descriptors Go opens have the flag already.
+func closeInheritedOnExec() {
+	if unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	// A kernel older than 5.11: one descriptor at a time.
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }

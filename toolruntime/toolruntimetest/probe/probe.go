@@ -96,7 +96,7 @@ var arity = map[string]struct {
 	"connect": {1, nil, false}, "env": {1, nil, false}, "exec": {0, nil, false},
 	"fork": {2, []int{0}, false}, "alloc": {1, []int{0}, false}, "spin": {0, nil, false},
 	"recurse": {0, nil, false}, "print": {1, []int{0}, false}, "log": {2, []int{0, 1}, false},
-	"call": {2, []int{0}, false},
+	"call": {2, []int{0}, false}, "files": {0, nil, false},
 }
 
 // parseProbe parses a probe program, failing with code
@@ -180,6 +180,12 @@ func run(ctx context.Context, c command, tools toolcode.Tools) (Outcome, error) 
 	switch c.op {
 	case "pid":
 		o.Value = os.Getpid()
+	case "files":
+		files, err := openFiles()
+		if err != nil {
+			return fail(err)
+		}
+		o.Value = files
 	case "read":
 		b, err := os.ReadFile(c.args[0])
 		if err != nil {
@@ -306,4 +312,30 @@ func printRaw(n int64) (int64, error) {
 		}
 	}
 	return done, nil
+}
+
+// openFiles returns what the descriptors above standard error of the
+// process refer to (a file's path, "pipe:[...]", "anon_inode:..."), as
+// /proc/self/fd says, but the directory read to list them.
+func openFiles() ([]string, error) {
+	dir, err := os.Open("/proc/self/fd")
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	files := []string{}
+	for _, name := range names {
+		fd, err := strconv.Atoi(name)
+		if err != nil || fd <= 2 || uintptr(fd) == dir.Fd() {
+			continue
+		}
+		if target, err := os.Readlink("/proc/self/fd/" + name); err == nil {
+			files = append(files, target)
+		}
+	}
+	return files, nil
 }
