@@ -229,9 +229,9 @@ func TestChainChecksEveryStepBeforeTheFirstRuns(t *testing.T) {
 	assert.Zero(t, c.ran.Load(), "no step ran")
 
 	_, err = ops.Chain(ctx, toolops.ChainRequest{})
-	assert.EqualError(t, err, "chain: the chain has no steps: give at least one")
+	require.EqualError(t, err, "chain: the chain has no steps: give at least one")
 	_, err = ops.Chain(ctx, toolops.ChainRequest{Steps: make([]toolops.ChainStep, 4)})
-	assert.EqualError(t, err, "chain: the chain has 4 steps, the limit is 3 (limits.chainSteps): split it")
+	require.EqualError(t, err, "chain: the chain has 4 steps, the limit is 3 (limits.chainSteps): split it")
 
 	results, err := ops.Chain(ctx, toolops.ChainRequest{Steps: []toolops.ChainStep{{ID: "alpha:one"}, {ID: "alpha:two", UsePrevious: true, PreviousKey: "n"}}})
 	require.Error(t, err, "alpha:two refuses an object for n")
@@ -249,7 +249,7 @@ func TestDescribeLevels(t *testing.T) {
 		assert.Equal(t, want, doc.Level, level)
 	}
 	_, err := ops.Describe(ctx, toolops.DescribeRequest{ID: "alpha:one", Level: "everything"})
-	assert.EqualError(t, err, `describe: unknown detail level "everything": want summary, schema or full`)
+	require.EqualError(t, err, `describe: unknown detail level "everything": want summary, schema or full`)
 	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
 
 	_, err = ops.Examples(ctx, toolops.ExamplesRequest{ID: "alpha:one", Limit: -1})

@@ -31,7 +31,7 @@ func TestAuthorizeNamespace(t *testing.T) {
 			for ns, want := range tt.allowed {
 				err := r.AuthorizeNamespace(ctx, ns)
 				if want {
-					assert.NoError(t, err, ns)
+					require.NoError(t, err, ns)
 					continue
 				}
 				require.Error(t, err, ns)
@@ -54,7 +54,7 @@ func TestAuthorizeNamespace(t *testing.T) {
 	r := toolrun.New(toolrun.NewExecutorRegistry(nil), toolrun.WithAuthorization(byUser))
 	require.NoError(t, r.AuthorizeNamespace(ctx, "admin", toolrun.CallOptions{Metadata: map[string]string{"user": "root"}}))
 	assert.Equal(t, map[string]string{"user": "root"}, seen, "the policy sees the caller")
-	assert.Error(t, r.AuthorizeNamespace(ctx, "admin"))
+	require.Error(t, r.AuthorizeNamespace(ctx, "admin"))
 
 	panicky := toolrun.New(toolrun.NewExecutorRegistry(nil), toolrun.WithAuthorization(toolrun.AuthorizationFunc(
 		func(context.Context, *toolrun.Call) error { panic("policy bug") })))

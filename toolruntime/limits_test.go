@@ -21,6 +21,6 @@ func TestLimitsValidateNamesTheFirstNegativeField(t *testing.T) {
 		assert.Equal(t, "limit cpu_time is negative (-1)", err.Error())
 	}
 	err := toolruntime.Limits{Processes: -3, FileSize: -4}.Validate()
-	assert.EqualError(t, err, "limit processes is negative (-3)")
+	require.EqualError(t, err, "limit processes is negative (-3)")
 	require.NoError(t, toolruntime.Limits{}.Validate())
 }

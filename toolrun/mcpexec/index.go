@@ -2,6 +2,7 @@ package mcpexec
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"slices"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 )
@@ -43,27 +45,43 @@ type SkippedTool struct {
 // Registrations turns the tools a server lists into registrations in
 // namespace, each with the backend [Backend](server). A tool that is not
 // a valid metatools tool (an invalid name, an input schema that is not
-// an object) is skipped, not fatal: it is logged as a warning naming the
-// server, the tool and the reason, and [Manager.SkippedTools] reports it
-// until the server's tools are converted again. The other tools are kept.
+// an object), or whose definition is larger than the limit, is skipped,
+// not fatal; so are the tools past the most one server may have
+// ([WithToolLimits]). [Manager.SkippedTools] reports them until the
+// server's tools are converted again, and one warning per conversion
+// names the server, how many were skipped and the first of them. The
+// other tools are kept.
 func (m *Manager) Registrations(server, namespace string, tools []*mcp.Tool) []toolindex.Registration {
 	backend := Backend(server)
-	regs := make([]toolindex.Registration, 0, len(tools))
 	var skipped []SkippedTool
+	if len(tools) > m.opts.maxTools {
+		skipped = append(skipped, SkippedTool{Name: shownName(tools[m.opts.maxTools].Name), Err: errors.Errorf(errors.ResourceExhausted,
+			"the server lists more than %d tools, the most one server may have: this one and those after it are left out", m.opts.maxTools)})
+		tools = tools[:m.opts.maxTools]
+	}
+	regs := make([]toolindex.Registration, 0, len(tools))
 	for _, t := range tools {
 		if t == nil {
 			continue
 		}
-		tool, err := toolmodel.FromMCP(t, namespace)
+		err := m.checkSize(t)
+		var tool toolmodel.Tool
+		if err == nil {
+			tool, err = toolmodel.FromMCP(t, namespace)
+		}
 		if err == nil {
 			err = tool.Validate()
 		}
 		if err != nil {
-			skipped = append(skipped, SkippedTool{Name: t.Name, Err: err})
-			m.opts.logger.Warn("MCP tool skipped: it is not a valid tool", "server", server, "tool", t.Name, "error", err)
+			skipped = append(skipped, SkippedTool{Name: shownName(t.Name), Err: err})
 			continue
 		}
 		regs = append(regs, toolindex.Registration{Tool: tool, Backend: backend})
+	}
+	if len(skipped) > 0 {
+		first := skipped[0]
+		m.opts.logger.Warn("MCP tools skipped", "server", server, "skipped", len(skipped), "kept", len(regs),
+			"first", first.Name, "error", first.Err)
 	}
 	if srv, err := m.server(server); err == nil {
 		srv.mu.Lock()
@@ -71,6 +89,31 @@ func (m *Manager) Registrations(server, namespace string, tools []*mcp.Tool) []t
 		srv.mu.Unlock()
 	}
 	return regs
+}
+
+// maxShownName is the most bytes of a skipped tool's name that are kept
+// and reported: a hostile server may name a tool with megabytes.
+const maxShownName = 128
+
+// shownName is a tool's name as a skipped tool reports it.
+func shownName(name string) string {
+	if len(name) <= maxShownName {
+		return name
+	}
+	return toolmodel.CutUTF8(name, maxShownName) + "…"
+}
+
+// checkSize refuses a tool whose definition is larger than the limit, with
+// code [errors.ResourceExhausted].
+func (m *Manager) checkSize(t *mcp.Tool) error {
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return errors.Errorf(errors.InvalidArgument, "the tool's definition is not JSON: %v", err)
+	}
+	if len(raw) > m.opts.maxToolBytes {
+		return errors.Errorf(errors.ResourceExhausted, "the tool's definition is %d bytes, the most is %d", len(raw), m.opts.maxToolBytes)
+	}
+	return nil
 }
 
 // SkippedTools returns the tools of a server that the last conversion of

@@ -71,6 +71,9 @@ type options struct {
 	logger         *slog.Logger
 	shared         *mcp.ClientCapabilities
 	notifications  ServerNotifications
+	// maxTools and maxToolBytes bound what one server's listing may make
+	// the manager hold (WithToolLimits).
+	maxTools, maxToolBytes int
 	// The names of the connect timeout settings, for errors (see
 	// WithConnectTimeoutSettings).
 	globalTimeoutSetting, ownTimeoutSetting string
@@ -146,6 +149,35 @@ func WithSharedCapabilities(caps mcp.ClientCapabilities) Option {
 	return func(o *options) { o.shared = &caps }
 }
 
+// Defaults of [WithToolLimits].
+const (
+	// DefaultMaxTools is the most tools of one server that are kept.
+	DefaultMaxTools = 2000
+	// DefaultMaxToolBytes is the most bytes of one tool's definition, as
+	// JSON.
+	DefaultMaxToolBytes = 256 << 10
+)
+
+// WithToolLimits bounds what one server's tools/list may make the
+// manager, and the indexes it feeds, hold: at most maxTools tools (a
+// listing is not read past them, and the others are left out), each
+// defined in at most maxToolBytes bytes of JSON (a larger one is
+// skipped). A hostile or broken server can then list a hundred thousand
+// tools, or one tool of 15 MB, without the gateway holding them. What is
+// left out is reported ([Manager.SkippedTools]) and logged in one warning
+// per listing. Zero keeps the defaults, [DefaultMaxTools] and
+// [DefaultMaxToolBytes].
+func WithToolLimits(maxTools, maxToolBytes int) Option {
+	return func(o *options) {
+		if maxTools > 0 {
+			o.maxTools = maxTools
+		}
+		if maxToolBytes > 0 {
+			o.maxToolBytes = maxToolBytes
+		}
+	}
+}
+
 // WithLogger sets the logger of events that no caller sees, such as a
 // failed background refresh; by default they are discarded.
 func WithLogger(l *slog.Logger) Option {
@@ -166,6 +198,8 @@ func NewManager(opts ...Option) (*Manager, error) {
 		refreshDelay:   100 * time.Millisecond,
 		logger:         slog.New(slog.DiscardHandler),
 		shared:         &mcp.ClientCapabilities{},
+		maxTools:       DefaultMaxTools,
+		maxToolBytes:   DefaultMaxToolBytes,
 	}
 	for _, opt := range opts {
 		if opt != nil {
@@ -292,6 +326,11 @@ func (m *Manager) ListTools(ctx context.Context, server string) ([]*mcp.Tool, er
 				return err
 			}
 			tools = append(tools, tool)
+			if len(tools) > m.opts.maxTools {
+				// One past the limit says there are more: the pages
+				// after it are not asked for.
+				break
+			}
 		}
 		return nil
 	})

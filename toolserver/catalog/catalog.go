@@ -224,6 +224,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	connectTimeout := cmp.Or(time.Duration(cfg.Limits.ConnectTimeout), DefaultConnectTimeout)
 	c.mcp, err = mcpexec.NewManager(mcpexec.WithLogger(o.logger), mcpexec.WithServerNotifications(c.relay.notifications()),
 		mcpexec.WithConnectTimeout(connectTimeout), mcpexec.WithConnectTimeoutSettings("limits.connectTimeout", "connectTimeout"),
+		mcpexec.WithToolLimits(cfg.Limits.UpstreamTools, cfg.Limits.ToolBytes),
 		mcpexec.WithSharedCapabilities(mcp.ClientCapabilities{
 			Sampling:    &mcp.SamplingCapabilities{},
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},

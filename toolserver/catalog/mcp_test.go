@@ -144,7 +144,7 @@ func TestUpstreamWithAnInvalidToolKeepsTheOthers(t *testing.T) {
 	require.Len(t, ups[0].Skipped, 1)
 	assert.Contains(t, ups[0].Skipped[0], `"bad name!"`)
 	assert.Contains(t, ups[0].Skipped[0], "only ASCII letters")
-	assert.Contains(t, logs.String(), `tool="bad name!"`)
+	assert.Contains(t, logs.String(), `first="bad name!"`)
 	assert.Contains(t, logs.String(), "server=mixed")
 
 	for _, id := range []string{"mixed:alpha", "mixed:beta"} {

@@ -240,6 +240,13 @@ type Limits struct {
 	// AnswerBytes is the most bytes of one meta-tool answer (0: the
 	// default, 8 MiB).
 	AnswerBytes int `yaml:"answerBytes"`
+	// UpstreamTools is the most tools of one MCP server that are kept
+	// (0: the default, 2000); ToolBytes the most bytes of one of its
+	// tools' definitions (0: the default, 256 KiB). What is past them is
+	// left out and reported, so that a server cannot make the gateway
+	// hold without bound.
+	UpstreamTools int `yaml:"upstreamTools"`
+	ToolBytes     int `yaml:"toolBytes"`
 }
 
 // CodeMode configures code mode: the meta-tool execute_code, which runs a
@@ -674,7 +681,7 @@ func (c *Config) problems() []Problem {
 	}{
 		{"timeout", int64(l.Timeout)}, {"maxConcurrent", int64(l.MaxConcurrent)}, {"perBackend", int64(l.PerBackend)},
 		{"retries", int64(l.Retries)}, {"connectTimeout", int64(l.ConnectTimeout)}, {"chainSteps", int64(l.ChainSteps)},
-		{"answerBytes", int64(l.AnswerBytes)},
+		{"answerBytes", int64(l.AnswerBytes)}, {"upstreamTools", int64(l.UpstreamTools)}, {"toolBytes", int64(l.ToolBytes)},
 	} {
 		nonNegative(keyPath{"limits", f.key}, f.v)
 	}
