@@ -3,6 +3,7 @@ package toolops
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,19 +89,25 @@ func (s *Service) upstreamOffered(ctx context.Context, u Upstream) bool {
 	if len(u.Namespaces) == 0 {
 		return true
 	}
-	for _, ns := range u.Namespaces {
-		offered, some, err := s.namespaceState(ctx, ns)
-		switch {
-		case err != nil:
-			// The index cannot say: the policies decide alone.
-			return s.runner.AuthorizeNamespace(ctx, ns, callOptions(ctx)) == nil
-		case offered:
-			return true
-		case !some && s.runner.AuthorizeNamespace(ctx, ns, callOptions(ctx)) == nil:
-			return true
-		}
+	return slices.ContainsFunc(u.Namespaces, func(ns string) bool { return s.NamespaceReached(ctx, ns) })
+}
+
+// NamespaceReached reports whether the caller of ctx may reach the
+// namespace ns: it holds a tool offered to the caller, or it holds none
+// yet (its upstream is down, or connecting) and the policies do not
+// refuse it as a whole ([toolrun.Runner.AuthorizeNamespace]). What an
+// upstream serves besides tools (its resources, prompts and completions)
+// reaches a caller that reaches its namespace.
+func (s *Service) NamespaceReached(ctx context.Context, ns string) bool {
+	offered, some, err := s.namespaceState(ctx, ns)
+	switch {
+	case err != nil:
+		// The index cannot say: the policies decide alone.
+		return s.runner.AuthorizeNamespace(ctx, ns, callOptions(ctx)) == nil
+	case offered:
+		return true
 	}
-	return false
+	return !some && s.runner.AuthorizeNamespace(ctx, ns, callOptions(ctx)) == nil
 }
 
 // StatusText describes upstreams, one line each, as of now.

@@ -430,7 +430,8 @@ func calledTools(body []byte) []string {
 
 // enforceGrant lists only the tools a token's grant covers, and refuses
 // calls of the others: the same rule as requireToken's, for every way a
-// request may reach the server.
+// request may reach the server. The upstreams' resources, prompts and
+// completions need the grant of run_tool (see upstreamMethod).
 func (s *Server) enforceGrant(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		extra := req.GetExtra()
@@ -444,10 +445,30 @@ func (s *Server) enforceGrant(next mcp.MethodHandler) mcp.MethodHandler {
 		if call, isCall := req.(*mcp.CallToolRequest); isCall && !g.allows(s, call.Params.Name) {
 			return nil, errors.Errorf(errors.PermissionDenied, "the token's scopes do not allow %s", call.Params.Name)
 		}
+		if upstreamMethod(method) && !g.allows(s, ToolRun) {
+			// The upstreams' resources, prompts and completions are read
+			// from the upstreams as run_tool runs their tools: they need
+			// its scope. Without it, their lists are empty.
+			switch method {
+			case "resources/list":
+				return &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}, nil
+			case "resources/templates/list":
+				return &mcp.ListResourceTemplatesResult{ResourceTemplates: []*mcp.ResourceTemplate{}}, nil
+			case "prompts/list":
+				return &mcp.ListPromptsResult{Prompts: []*mcp.Prompt{}}, nil
+			}
+			return nil, errors.Errorf(errors.PermissionDenied, "the token's scopes do not allow %s: the upstreams' resources and prompts need the scope of %s", method, ToolRun)
+		}
 		res, err := next(ctx, method, req)
 		if list, isList := res.(*mcp.ListToolsResult); isList && err == nil {
 			list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return !g.allows(s, t.Name) })
 		}
 		return res, err
 	}
+}
+
+// upstreamMethod reports the methods that reach the upstreams' resources,
+// prompts and completions.
+func upstreamMethod(method string) bool {
+	return strings.HasPrefix(method, "resources/") || strings.HasPrefix(method, "prompts/") || method == "completion/complete"
 }

@@ -349,3 +349,37 @@ func TestOAuthKeySetFetchesAreRateLimited(t *testing.T) {
 	as.mu.Unlock()
 	assert.LessOrEqual(t, fetches, 4, "the first fetch, then a few refreshes at most, for 100 forged tokens")
 }
+
+// TestOAuthScopesCoverUpstreamResourcesAndPrompts checks that the
+// upstreams' resources, prompts and completions need the scope of
+// run_tool: a token without it lists none and reads none.
+func TestOAuthScopesCoverUpstreamResourcesAndPrompts(t *testing.T) {
+	mux := http.NewServeMux()
+	web := httptest.NewServer(mux)
+	t.Cleanup(web.Close)
+	endpoint := web.URL + "/mcp"
+	as := newAuthServer(t, endpoint)
+	oauth := &toolserver.OAuthOptions{Resource: endpoint, Issuer: as.URL, Scopes: map[string][]string{
+		"tools:read": {toolserver.ToolSearch, toolserver.ToolNamespaces, toolserver.ToolDescribe, toolserver.ToolExamples},
+		"tools:run":  {toolserver.ToolRun, toolserver.ToolRunChain},
+	}}
+	srv, _, _ := twoUpstreams(t)
+	mux.Handle("/mcp", srv.HTTPHandler(toolserver.HTTPOptions{OAuth: oauth}))
+
+	reader, err := connectWithToken(t, endpoint, as.accessToken(t, readerClient, endpoint, "tools:read"))
+	require.NoError(t, err)
+	assert.Empty(t, resourceNames(t, reader), "a token without the scope of run_tool lists no upstream resource")
+	assert.Empty(t, promptNames(t, reader))
+	_, err = reader.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "test://docs/readme"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the token's scopes do not allow resources/read")
+	_, err = reader.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "docs.greet", Arguments: map[string]string{"who": "x"}})
+	require.Error(t, err)
+
+	runner, err := connectWithToken(t, endpoint, as.accessToken(t, runnerClient, endpoint, "tools:read", "tools:run"))
+	require.NoError(t, err)
+	assert.Contains(t, resourceNames(t, runner), "test://docs/readme")
+	res, err := runner.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "test://docs/readme"})
+	require.NoError(t, err)
+	assert.Equal(t, "docs serves test://docs/readme", res.Contents[0].Text)
+}

@@ -267,10 +267,15 @@ func staticTokens(tokens []string) auth.TokenVerifier {
 	}
 }
 
-// catalogueChanged logs a change and keeps passthrough tools in line.
+// catalogueChanged logs a change, and keeps passthrough tools and the
+// upstreams' resources and prompts in line with what the policy lets
+// through.
 func (s *Server) catalogueChanged(ev toolindex.ChangeEvent) {
 	s.logger.Info("catalogue changed", "kind", ev.Kind, "tool", ev.ToolID, "backend", ev.Backend, "version", ev.Version)
 	if len(s.passthrough) > 0 {
 		s.passthroughChanged(context.Background(), ev)
+	}
+	if s.agg != nil {
+		s.agg.catalogueChanged()
 	}
 }

@@ -130,6 +130,7 @@ type aggregator struct {
 	mu        sync.Mutex
 	pending   map[string]bool // servers to list again
 	prune     bool            // some subscriber may have gone
+	recheck   bool            // the catalogue changed: what the policy lets through may have
 	resources map[string]served
 	templates map[string]served
 	prompts   map[string]promptRoute
@@ -240,6 +241,16 @@ func (a *aggregator) changed(server string) {
 	a.poke()
 }
 
+// catalogueChanged has the upstreams served again as the policy lets
+// them through (see reconcile): the tools of a namespace decide whether
+// it is reached.
+func (a *aggregator) catalogueChanged() {
+	a.mu.Lock()
+	a.recheck = true
+	a.mu.Unlock()
+	a.poke()
+}
+
 func (a *aggregator) poke() {
 	select {
 	case a.wake <- struct{}{}:
@@ -258,10 +269,10 @@ func (a *aggregator) follow() {
 		case <-a.wake:
 		}
 		a.mu.Lock()
-		pending, prune := a.pending, a.prune
-		a.pending, a.prune = map[string]bool{}, false
+		pending, prune, recheck := a.pending, a.prune, a.recheck
+		a.pending, a.prune, a.recheck = map[string]bool{}, false, false
 		a.mu.Unlock()
-		if len(pending) > 0 {
+		if len(pending) > 0 || recheck {
 			var wg sync.WaitGroup
 			for _, u := range a.ups {
 				if pending[u.Server] {
@@ -342,10 +353,17 @@ func collect[T any](seq func(yield func(T, error) bool)) ([]T, error) {
 
 // reconcile serves what the upstreams offer, as last listed: it adds what
 // is new or changed and removes what is gone, so that clients are notified
-// of real changes only.
+// of real changes only. The resources, templates and prompts of an
+// upstream whose namespace the policy does not let a caller reach
+// ([toolops.Service.NamespaceReached]) are not served: a denied upstream
+// is hidden whole, not its tools alone.
 func (a *aggregator) reconcile() {
 	a.reconcileMu.Lock()
 	defer a.reconcileMu.Unlock()
+	reached := make(map[*upstreamState]bool, len(a.ups))
+	for _, u := range a.ups {
+		reached[u] = a.s.ops.NamespaceReached(a.ctx, u.namespace())
+	}
 
 	type resourceItem struct {
 		server string
@@ -367,6 +385,9 @@ func (a *aggregator) reconcile() {
 
 	a.mu.Lock()
 	for _, u := range a.ups {
+		if !reached[u] {
+			continue
+		}
 		for _, r := range u.resources {
 			if err := checkURI(r.URI); err != nil {
 				a.warnOnce("upstream: resource skipped", "server", u.Server, "uri", r.URI, "error", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolrun/mcpexec"
 	"github.com/metatools-go/metatools/toolserver"
 )
@@ -433,4 +434,26 @@ func recv(t *testing.T, ch <-chan string) string {
 		t.Fatal("nothing arrived")
 		return ""
 	}
+}
+
+// TestDeniedUpstreamServesNoResourcesNorPrompts denies the namespace of
+// one upstream: its resources, templates and prompts are not served, nor
+// read, nor completed; the other upstream's are.
+func TestDeniedUpstreamServesNoResourcesNorPrompts(t *testing.T) {
+	c := newCatalogue(t)
+	c.runner = toolrun.New(c.registry, toolrun.WithIndex(c.index), toolrun.WithAuthorization(toolrun.AllowDeny{Deny: []string{"kb:*"}}))
+	servers := map[string]*upstreamServer{"docs": newUpstreamServer("docs"), "wiki": newUpstreamServer("wiki")}
+	srv := aggregate(t, c, servers, []toolserver.Upstream{{Server: "docs"}, {Server: "wiki", Namespace: "kb"}})
+	cs := connectLegacy(t, srv, nil)
+
+	assert.Equal(t, map[string]string{"test://docs/readme": "docs.readme", "test://shared": "docs.shared"}, resourceNames(t, cs))
+	assert.Equal(t, []string{"docs.greet"}, promptNames(t, cs))
+	for rt, err := range cs.ResourceTemplates(t.Context(), nil) {
+		require.NoError(t, err)
+		assert.NotContains(t, rt.URITemplate, "wiki")
+	}
+	_, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "test://wiki/readme"})
+	require.Error(t, err, "a denied upstream's resource cannot be read")
+	_, err = cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "kb.greet", Arguments: map[string]string{"who": "x"}})
+	require.Error(t, err)
 }
