@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolrun/httpexec"
 )
 
 // OAuthOptions make the streamable HTTP handler an OAuth 2.1 resource
@@ -203,10 +204,9 @@ func (v *jwtVerifier) get(ctx context.Context) (*oidc.IDTokenVerifier, error) {
 	if v.verifier != nil {
 		return v.verifier, nil
 	}
-	client := v.opts.HTTPClient
-	if client == nil {
-		client = http.DefaultClient
-	}
+	// The issuer's metadata and keys may be redirected, but not inside
+	// the network.
+	client := httpexec.GuardRedirects(v.opts.HTTPClient)
 	jwksURL := v.opts.JWKSURL
 	if jwksURL == "" {
 		var err error

@@ -1,13 +1,17 @@
 package httpexec
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
 )
 
 // defaultMaxRedirects is how many redirects a call follows when the
@@ -19,10 +23,13 @@ var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie
 
 // clientFor returns the client that sends a call of b: the executor's
 // client with a redirect policy that never sends a Referer (the previous
-// URL may hold an API key in its query), and that drops the backend's
+// URL may hold an API key in its query), that drops the backend's
 // credentials when a redirect leaves the origin of the call's first
-// request. The executor's client itself is left as it is; its own
-// redirect policy, if any, still decides whether to follow.
+// request, and that refuses a redirect from an API at a public address to
+// an internal one ([InternalAddress]): the operator chose where the API
+// is, not where its answers send the call. The executor's client itself
+// is left as it is; its own redirect policy, if any, still decides
+// whether to follow.
 func (e *Executor) clientFor(b *toolmodel.HTTPBackend, secrets []string) *http.Client {
 	c := *e.client
 	policy := e.client.CheckRedirect
@@ -30,6 +37,9 @@ func (e *Executor) clientFor(b *toolmodel.HTTPBackend, secrets []string) *http.C
 		req.Header.Del("Referer")
 		if !sameOrigin(req.URL, via[0].URL) {
 			dropCredentials(req, b, secrets)
+			if err := checkRedirectTarget(req.Context(), via[0].URL, req.URL); err != nil {
+				return err
+			}
 		}
 		if policy != nil {
 			return policy(req, via)
@@ -104,4 +114,71 @@ func portOf(u *url.URL) string {
 		return "443"
 	}
 	return ""
+}
+
+// GuardRedirects returns a copy of c (http.DefaultClient when nil) whose
+// redirect policy also refuses a redirect from a public address to an
+// internal one ([InternalAddress]), as the executor's own calls do; c's
+// policy, if any, still decides whether to follow. Clients that fetch
+// what an operator configured (an OpenAPI document, an OAuth issuer's
+// metadata and keys) use it, so that no answer sends them inside the
+// network.
+func GuardRedirects(c *http.Client) *http.Client {
+	if c == nil {
+		c = http.DefaultClient
+	}
+	guarded := *c
+	policy := c.CheckRedirect
+	guarded.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !sameOrigin(req.URL, via[0].URL) {
+			if err := checkRedirectTarget(req.Context(), via[0].URL, req.URL); err != nil {
+				return err
+			}
+		}
+		if policy != nil {
+			return policy(req, via)
+		}
+		if len(via) >= defaultMaxRedirects {
+			return fmt.Errorf("stopped after %d redirects", defaultMaxRedirects)
+		}
+		return nil
+	}
+	return &guarded
+}
+
+// checkRedirectTarget refuses a redirect from the origin of the call's
+// first request to target, another origin, when target is at an internal
+// address and the origin is not. The addresses are those the host names
+// resolve to now; a name that does not resolve counts as public for the
+// origin and fails the redirect for the target.
+func checkRedirectTarget(ctx context.Context, origin, target *url.URL) error {
+	if internal, _ := internalHost(ctx, origin.Hostname()); internal != "" {
+		return nil
+	}
+	internal, err := internalHost(ctx, target.Hostname())
+	switch {
+	case err != nil:
+		return fmt.Errorf("redirect to %s: %w", toolrun.RedactURL(target.String()), err)
+	case internal != "":
+		return fmt.Errorf("redirect to %s refused: it leaves the API's public address for %s", toolrun.RedactURL(target.String()), internal)
+	}
+	return nil
+}
+
+// internalHost returns the kind of internal address host is, or resolves
+// to ("" for none).
+func internalHost(ctx context.Context, host string) (string, error) {
+	if addr, err := netip.ParseAddr(host); err == nil {
+		return InternalAddress(addr), nil
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return "", err
+	}
+	for _, a := range addrs {
+		if kind := InternalAddress(a); kind != "" {
+			return kind, nil
+		}
+	}
+	return "", nil
 }

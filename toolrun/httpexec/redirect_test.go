@@ -3,6 +3,7 @@ package httpexec_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -119,4 +120,26 @@ func TestRedirectPolicy(t *testing.T) {
 		require.NoError(t, err, "the redirect response itself is the result")
 		assert.Equal(t, int32(1), hops.Load())
 	})
+}
+
+// TestRedirectToAnInternalAddressIsRefused calls an API at a public name
+// that redirects to a loopback address: the redirect is refused, and the
+// loopback server never hears of the call.
+func TestRedirectToAnInternalAddressIsRefused(t *testing.T) {
+	var reached atomic.Int32
+	internal := newServer(t, http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Add(1) }))
+	api := newServer(t, redirecting(func() string { return internal.URL }))
+	// The API's public name leads to the test server.
+	dialer := &net.Dialer{}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if addr == "api.example.com:80" {
+			addr = api.Listener.Addr().String()
+		}
+		return dialer.DialContext(ctx, network, addr)
+	}}}
+	b := &toolmodel.HTTPBackend{BaseURL: "http://api.example.com", Path: "/api"}
+	_, err := httpexec.New(httpexec.WithHTTPClient(client)).Execute(context.Background(), httpCall(b, nil))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "refused: it leaves the API's public address for a loopback address")
+	assert.Zero(t, reached.Load(), "the internal server was not called")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolrun/httpexec"
 )
 
 // opImport is the Op of the errors of this package.
@@ -240,7 +241,8 @@ func fetch(ctx context.Context, cfg *config, u *url.URL) ([]byte, error) {
 		return nil, errors.Opf(opImport, errors.InvalidArgument, "fetch OpenAPI document: %w", err)
 	}
 	req.Header.Set("Accept", "application/json, application/yaml;q=0.9, */*;q=0.5")
-	resp, err := cfg.client.Do(req)
+	// The document's host may redirect, but not inside the network.
+	resp, err := httpexec.GuardRedirects(cfg.client).Do(req)
 	if err != nil {
 		if e := errors.FromContext(ctx, opImport, nil); e != nil {
 			return nil, e

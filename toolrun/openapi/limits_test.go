@@ -2,10 +2,12 @@ package openapi_test
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -156,4 +158,26 @@ func TestImportStopsWhenTheContextEnds(t *testing.T) {
 			assert.Equal(t, 1, warnings, "the import stopped after the first operation")
 		})
 	}
+}
+
+// TestImportURLRefusesARedirectInsideTheNetwork fetches a document from a
+// public name whose server redirects to a loopback address: the import
+// fails, and the loopback server is not asked.
+func TestImportURLRefusesARedirectInsideTheNetwork(t *testing.T) {
+	var reached atomic.Int32
+	internal := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Add(1) }))
+	t.Cleanup(internal.Close)
+	public := httptest.NewServer(http.RedirectHandler(internal.URL+"/spec.yaml", http.StatusFound))
+	t.Cleanup(public.Close)
+	dialer := &net.Dialer{}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if addr == "specs.example.com:80" {
+			addr = public.Listener.Addr().String()
+		}
+		return dialer.DialContext(ctx, network, addr)
+	}}}
+	_, err := openapi.ImportURL(context.Background(), "ns", "http://specs.example.com/spec.yaml", openapi.WithHTTPClient(client))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "leaves the API's public address for a loopback address")
+	assert.Zero(t, reached.Load())
 }

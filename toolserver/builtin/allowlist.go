@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolrun/httpexec"
 )
 
 // internalPrefix marks an allow-list entry that may reach internal
@@ -259,7 +260,7 @@ func (a *allowList) internalAllowed(host string, port int) bool {
 // entry marked internal: (internalOK) or an address entry that names it.
 func (a *allowList) checkAddress(addr netip.Addr, port int, internalOK bool) error {
 	addr = addr.Unmap()
-	kind := internalKind(addr)
+	kind := httpexec.InternalAddress(addr)
 	if kind == "" || internalOK {
 		return nil
 	}
@@ -271,37 +272,6 @@ func (a *allowList) checkAddress(addr netip.Addr, port int, internalOK bool) err
 	}
 	return fmt.Errorf("address %s is %s: only an allow-list entry naming it (an address or CIDR range) or one marked %s reaches it",
 		addr, kind, internalPrefix)
-}
-
-// The ranges of internal addresses beyond those netip classifies.
-var (
-	sharedRange = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT
-	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")
-	nat64       = netip.MustParsePrefix("64:ff9b::/96")
-)
-
-// internalKind names the kind of an internal address, or returns "" for
-// a public one.
-func internalKind(addr netip.Addr) string {
-	if nat64.Contains(addr) {
-		b := addr.As16()
-		return internalKind(netip.AddrFrom4([4]byte(b[12:])))
-	}
-	switch {
-	case addr.IsLoopback():
-		return "a loopback address"
-	case addr.IsLinkLocalUnicast(), addr.IsLinkLocalMulticast():
-		return "a link-local address (where cloud metadata services answer)"
-	case addr.IsPrivate():
-		return "a private address"
-	case addr.IsUnspecified(), thisNetwork.Contains(addr):
-		return "an unspecified address"
-	case addr.IsMulticast(), addr.IsInterfaceLocalMulticast():
-		return "a multicast address"
-	case sharedRange.Contains(addr):
-		return "a shared (carrier-grade NAT) address"
-	}
-	return ""
 }
 
 // guardTransport makes t check the address of every connection it dials
