@@ -133,7 +133,7 @@ type aggregator struct {
 	recheck   bool            // the catalogue changed: what the policy lets through may have
 	resources map[string]served
 	templates map[string]served
-	prompts   map[string]promptRoute
+	prompts   map[string]served
 	warned    map[string]bool // clashes already logged
 
 	// reconcileMu serializes reconciliations.
@@ -154,16 +154,10 @@ type upstreamState struct {
 	prompts   []*mcp.Prompt
 }
 
-// served is a resource or template the server serves: its owner, and a
-// key that changes when what is served changes.
+// served is a resource, template or prompt the server serves: its owner,
+// its name there (a prompt's, which requests name), and a key that
+// changes when what is served changes.
 type served struct {
-	server string
-	key    string
-}
-
-// promptRoute is a prompt the server serves: its owner, its name there,
-// and a key that changes when what is served changes.
-type promptRoute struct {
 	server string
 	name   string
 	key    string
@@ -182,7 +176,7 @@ func newAggregator(s *Server) *aggregator {
 		s: s, sessions: s.upstreamSessions, byServer: map[string]*upstreamState{},
 		ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
 		pending: map[string]bool{}, resources: map[string]served{}, templates: map[string]served{},
-		prompts: map[string]promptRoute{}, warned: map[string]bool{}, subs: map[string]*subscription{},
+		prompts: map[string]served{}, warned: map[string]bool{}, subs: map[string]*subscription{},
 	}
 	for _, u := range s.upstreams {
 		if _, dup := a.byServer[u.Server]; dup {
@@ -365,93 +359,45 @@ func (a *aggregator) reconcile() {
 		reached[u] = a.s.ops.NamespaceReached(a.ctx, u.namespace())
 	}
 
-	type resourceItem struct {
-		server string
-		r      *mcp.Resource
-	}
-	type templateItem struct {
-		server string
-		t      *mcp.ResourceTemplate
-	}
-	type promptItem struct {
-		route promptRoute
-		keep  bool // its upstream keeps names
-		p     *mcp.Prompt
-	}
-	resources := map[string]resourceItem{}
-	templates := map[string]templateItem{}
-	prompts := map[string]promptItem{}
-	var resourceOrder, templateOrder, promptOrder []string
-
 	a.mu.Lock()
+	var ups []*upstreamState
 	for _, u := range a.ups {
-		if !reached[u] {
-			continue
-		}
-		for _, r := range u.resources {
-			if err := checkURI(r.URI); err != nil {
-				a.warnOnce("upstream: resource skipped", "server", u.Server, "uri", r.URI, "error", err)
-				continue
-			}
-			if prev, taken := resources[r.URI]; taken {
-				a.warnOnce("upstream: resource URI served by an earlier upstream", "uri", r.URI, "server", u.Server, "by", prev.server)
-				continue
-			}
-			c := *r
-			c.Name = u.name(r.Name)
-			resources[r.URI] = resourceItem{u.Server, &c}
-			resourceOrder = append(resourceOrder, r.URI)
-		}
-		for _, t := range u.templates {
-			if _, err := uritemplate.New(t.URITemplate); err != nil || checkURI(t.URITemplate) != nil {
-				a.warnOnce("upstream: resource template skipped", "server", u.Server, "uriTemplate", t.URITemplate)
-				continue
-			}
-			if prev, taken := templates[t.URITemplate]; taken {
-				a.warnOnce("upstream: resource template served by an earlier upstream", "uriTemplate", t.URITemplate, "server", u.Server, "by", prev.server)
-				continue
-			}
-			c := *t
-			c.Name = u.name(t.Name)
-			templates[t.URITemplate] = templateItem{u.Server, &c}
-			templateOrder = append(templateOrder, t.URITemplate)
-		}
-		for _, p := range u.prompts {
-			name := u.name(p.Name)
-			if prev, taken := prompts[name]; taken {
-				msg := fmt.Sprintf("prompt %q of upstream %q clashes with the prompt of upstream %q", name, u.Server, prev.route.server)
-				if u.KeepNames || prev.keep {
-					a.s.clash(msg)
-				}
-				a.warnOnce("upstream: prompt name served by an earlier upstream", "prompt", name, "server", u.Server, "by", prev.route.server)
-				continue
-			}
-			c := *p
-			c.Name = name
-			prompts[name] = promptItem{route: promptRoute{server: u.Server, name: p.Name}, keep: u.KeepNames, p: &c}
-			promptOrder = append(promptOrder, name)
+		if reached[u] {
+			ups = append(ups, u)
 		}
 	}
-
-	resourcesNext := make(map[string]served, len(resources))
-	for uri, item := range resources {
-		resourcesNext[uri] = served{item.server, itemKey(item.server, item.r)}
-	}
-	templatesNext := make(map[string]served, len(templates))
-	for tmpl, item := range templates {
-		templatesNext[tmpl] = served{item.server, itemKey(item.server, item.t)}
-	}
-	promptsNext := make(map[string]promptRoute, len(prompts))
-	for name, item := range prompts {
-		item.route.key = itemKey(item.route.server, item.p)
-		promptsNext[name] = item.route
-	}
-	changedResources, removeResources := reconcile(a.resources, resourceOrder, resourcesNext)
-	changedTemplates, removeTemplates := reconcile(a.templates, templateOrder, templatesNext)
-	changedPrompts, removePrompts := reconcile(a.prompts, promptOrder, promptsNext)
-	addResources := pick(changedResources, resources)
-	addTemplates := pick(changedTemplates, templates)
-	addPrompts := pick(changedPrompts, prompts)
+	resources := gather(a, ups, offered[mcp.Resource]{what: "resource",
+		list:  func(u *upstreamState) []*mcp.Resource { return u.resources },
+		key:   func(_ *upstreamState, r *mcp.Resource) string { return r.URI },
+		check: func(r *mcp.Resource) error { return checkURI(r.URI) },
+		name:  func(r *mcp.Resource) *string { return &r.Name },
+	})
+	templates := gather(a, ups, offered[mcp.ResourceTemplate]{what: "resource template",
+		list: func(u *upstreamState) []*mcp.ResourceTemplate { return u.templates },
+		key:  func(_ *upstreamState, t *mcp.ResourceTemplate) string { return t.URITemplate },
+		check: func(t *mcp.ResourceTemplate) error {
+			if _, err := uritemplate.New(t.URITemplate); err != nil {
+				return err
+			}
+			return checkURI(t.URITemplate)
+		},
+		name: func(t *mcp.ResourceTemplate) *string { return &t.Name },
+	})
+	prompts := gather(a, ups, offered[mcp.Prompt]{what: "prompt",
+		list: func(u *upstreamState) []*mcp.Prompt { return u.prompts },
+		key:  func(u *upstreamState, p *mcp.Prompt) string { return u.name(p.Name) },
+		name: func(p *mcp.Prompt) *string { return &p.Name },
+		clash: func(u, prev *upstreamState, name string) {
+			// A prompt of an upstream that keeps its names has no other
+			// name to be served under.
+			if u.KeepNames || prev.KeepNames {
+				a.s.clash(fmt.Sprintf("prompt %q of upstream %q clashes with the prompt of upstream %q", name, u.Server, prev.Server))
+			}
+		},
+	})
+	changedResources, removeResources := reconcile(a.resources, resources)
+	changedTemplates, removeTemplates := reconcile(a.templates, templates)
+	changedPrompts, removePrompts := reconcile(a.prompts, prompts)
 	a.mu.Unlock()
 
 	// The go-sdk server debounces the notifications of these changes.
@@ -464,14 +410,14 @@ func (a *aggregator) reconcile() {
 	if len(removePrompts) > 0 {
 		a.s.mcp.RemovePrompts(removePrompts...)
 	}
-	for _, item := range addResources {
-		a.s.mcp.AddResource(item.r, a.read(item.server))
+	for _, o := range changedResources {
+		a.s.mcp.AddResource(o.item, a.read(o.owner.Server))
 	}
-	for _, item := range addTemplates {
-		a.s.mcp.AddResourceTemplate(item.t, a.read(item.server))
+	for _, o := range changedTemplates {
+		a.s.mcp.AddResourceTemplate(o.item, a.read(o.owner.Server))
 	}
-	for _, item := range addPrompts {
-		a.s.mcp.AddPrompt(item.p, a.getPrompt(item.route.server, item.route.name))
+	for _, o := range changedPrompts {
+		a.s.mcp.AddPrompt(o.item, a.getPrompt(o.owner.Server, o.original))
 	}
 }
 
@@ -762,30 +708,84 @@ func (s *Server) UpstreamResourceUpdated(server string, params *mcp.ResourceUpda
 	}
 }
 
-// reconcile makes current equal to next, whose keys are in order, and
-// returns the keys whose value changed or came, in order, and those
-// removed.
-func reconcile[V comparable](current map[string]V, order []string, next map[string]V) (changed, removed []string) {
-	for _, k := range order {
-		if v, ok := current[k]; !ok || v != next[k] {
-			current[k] = next[k]
-			changed = append(changed, k)
+// offered says how an upstream offers one kind of item (resources,
+// templates, prompts), for gather.
+type offered[T any] struct {
+	what string
+	// list returns an upstream's items, as last listed.
+	list func(u *upstreamState) []*T
+	// key returns the key an item is served under (its URI, or its name
+	// as served).
+	key func(u *upstreamState, item *T) string
+	// check refuses an item that cannot be served (nil: all can).
+	check func(item *T) error
+	// name points at an item's name, which gather sets to the name the
+	// upstream serves it under.
+	name func(item *T) *string
+	// clash is told of a key an earlier upstream serves already (nil:
+	// only a warning).
+	clash func(u, prev *upstreamState, key string)
+}
+
+// offer is an item to serve: its key, its owner, its name there and the
+// copy served.
+type offer[T any] struct {
+	key, original string
+	owner         *upstreamState
+	item          *T
+}
+
+// gather returns the items of one kind the upstreams ups offer, in order,
+// an earlier upstream winning a key, each a copy named as its upstream
+// serves it; an item that cannot be served, or whose key is taken, is
+// left out with a warning (given once). a.mu is held.
+func gather[T any](a *aggregator, ups []*upstreamState, o offered[T]) []offer[T] {
+	var out []offer[T]
+	owners := map[string]*upstreamState{}
+	for _, u := range ups {
+		for _, item := range o.list(u) {
+			key := o.key(u, item)
+			if o.check != nil {
+				if err := o.check(item); err != nil {
+					a.warnOnce("upstream: "+o.what+" skipped", "server", u.Server, "key", key, "error", err)
+					continue
+				}
+			}
+			if prev, taken := owners[key]; taken {
+				if o.clash != nil {
+					o.clash(u, prev, key)
+				}
+				a.warnOnce("upstream: "+o.what+" served by an earlier upstream", "key", key, "server", u.Server, "by", prev.Server)
+				continue
+			}
+			owners[key] = u
+			c := *item
+			original := *o.name(&c)
+			*o.name(&c) = u.name(original)
+			out = append(out, offer[T]{key: key, original: original, owner: u, item: &c})
+		}
+	}
+	return out
+}
+
+// reconcile makes current, what the server serves, the offers next: it
+// returns the offers new or changed, in order, and the keys of the items
+// to remove.
+func reconcile[T any](current map[string]served, next []offer[T]) (changed []offer[T], removed []string) {
+	keys := make(map[string]bool, len(next))
+	for _, o := range next {
+		keys[o.key] = true
+		sv := served{server: o.owner.Server, name: o.original, key: itemKey(o.owner.Server, o.item)}
+		if prev, ok := current[o.key]; !ok || prev != sv {
+			current[o.key] = sv
+			changed = append(changed, o)
 		}
 	}
 	for k := range current {
-		if _, ok := next[k]; !ok {
+		if !keys[k] {
 			delete(current, k)
 			removed = append(removed, k)
 		}
 	}
 	return changed, removed
-}
-
-// pick returns the items of keys, in order.
-func pick[T any](keys []string, items map[string]T) []T {
-	picked := make([]T, 0, len(keys))
-	for _, k := range keys {
-		picked = append(picked, items[k])
-	}
-	return picked
 }

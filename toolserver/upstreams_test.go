@@ -181,7 +181,7 @@ func TestUpstreamListsAreAggregated(t *testing.T) {
 		"test://wiki/readme": "kb.readme",
 		"test://shared":      "docs.shared", // the first configured upstream wins
 	}, resourceNames(t, cs))
-	assert.Contains(t, c.logs.String(), "resource URI served by an earlier upstream")
+	assert.Contains(t, c.logs.String(), "resource served by an earlier upstream")
 
 	var templates []string
 	for rt, err := range cs.ResourceTemplates(t.Context(), nil) {
