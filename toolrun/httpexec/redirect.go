@@ -31,25 +31,16 @@ var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie
 // is left as it is; its own redirect policy, if any, still decides
 // whether to follow.
 func (e *Executor) clientFor(b *toolmodel.HTTPBackend, secrets []string) *http.Client {
-	c := *e.client
-	policy := e.client.CheckRedirect
+	c := GuardRedirects(e.client)
+	guard := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		req.Header.Del("Referer")
 		if !sameOrigin(req.URL, via[0].URL) {
 			dropCredentials(req, b, secrets)
-			if err := checkRedirectTarget(req.Context(), via[0].URL, req.URL); err != nil {
-				return err
-			}
 		}
-		if policy != nil {
-			return policy(req, via)
-		}
-		if len(via) >= defaultMaxRedirects {
-			return fmt.Errorf("stopped after %d redirects", defaultMaxRedirects)
-		}
-		return nil
+		return guard(req, via)
 	}
-	return &c
+	return c
 }
 
 // dropCredentials removes from req, about to go to another origin than

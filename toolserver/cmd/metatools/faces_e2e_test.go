@@ -405,14 +405,7 @@ func codeFace(t *testing.T, profile, cfg string, cases []faceCase) map[string]fa
 		}
 		v := string(got.Value)
 		if c.name == "listing" {
-			var found []struct{ ID string }
-			require.NoError(t, json.Unmarshal(got.Value, &found))
-			ids := []string{}
-			for _, f := range found {
-				ids = append(ids, f.ID)
-			}
-			raw, _ := json.Marshal(ids)
-			v = string(raw)
+			v = idList(t, got.Value)
 		}
 		answers[c.name] = faceAnswer{Value: v}
 	}
@@ -442,14 +435,7 @@ func cliFace(t *testing.T, cfg string, cases []faceCase) map[string]faceAnswer {
 			require.NotNil(t, out.Error, c.name)
 			answers[c.name] = faceAnswer{Code: out.Error.Code, Message: withIDHidden(out.Error.Message, c.id)}
 		case code == exitOK:
-			var listed []struct{ ID string }
-			require.NoError(t, json.Unmarshal([]byte(stdout), &listed), stdout)
-			ids := []string{}
-			for _, l := range listed {
-				ids = append(ids, l.ID)
-			}
-			raw, _ := json.Marshal(ids)
-			answers[c.name] = faceAnswer{Value: string(raw)}
+			answers[c.name] = faceAnswer{Value: idList(t, []byte(stdout))}
 		default:
 			// The error is the last line, after the upstreams' progress.
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
@@ -460,4 +446,18 @@ func cliFace(t *testing.T, cfg string, cases []faceCase) map[string]faceAnswer {
 		}
 	}
 	return answers
+}
+
+// idList returns the IDs of a JSON list of tools, as a JSON list.
+func idList(t *testing.T, tools []byte) string {
+	t.Helper()
+	var listed []struct{ ID string }
+	require.NoError(t, json.Unmarshal(tools, &listed), string(tools))
+	ids := []string{}
+	for _, l := range listed {
+		ids = append(ids, l.ID)
+	}
+	raw, err := json.Marshal(ids)
+	require.NoError(t, err)
+	return string(raw)
 }
