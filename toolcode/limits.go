@@ -16,16 +16,16 @@ type Limits struct {
 	// ToolCalls is the number of calls of the tools' functions a program
 	// may make: each tool call, each step of a chain, each search,
 	// description, list of examples and of namespaces counts as one.
-	ToolCalls int `json:"toolCalls,omitempty"`
+	ToolCalls int `json:"toolCalls,omitempty" yaml:"toolCalls,omitempty"`
 	// ChainSteps is the number of steps one chain may have.
-	ChainSteps int `json:"chainSteps,omitempty"`
+	ChainSteps int `json:"chainSteps,omitempty" yaml:"chainSteps,omitempty"`
 	// WallTime bounds the whole execution, tool calls included.
-	WallTime time.Duration `json:"wallTime,omitempty"`
+	WallTime time.Duration `json:"wallTime,omitempty" yaml:"wallTime,omitempty"`
 	// OutputBytes bounds what the program produces: the JSON of its value
 	// plus the bytes of its log lines.
-	OutputBytes int `json:"outputBytes,omitempty"`
+	OutputBytes int `json:"outputBytes,omitempty" yaml:"outputBytes,omitempty"`
 	// Concurrency is the number of tool calls that may run at once.
-	Concurrency int `json:"concurrency,omitempty"`
+	Concurrency int `json:"concurrency,omitempty" yaml:"concurrency,omitempty"`
 }
 
 // DefaultLimits are the limits of an [Executor] built without
@@ -60,7 +60,9 @@ const (
 func (l Limits) Validate() error {
 	for _, f := range l.fields() {
 		if f.value < 0 {
-			return errors.Errorf(errors.InvalidArgument, "limit %s is negative (%d)", f.name, f.value)
+			e := errors.Errorf(errors.InvalidArgument, "limit %s is negative (%d)", f.name, f.value)
+			e.Meta = map[string]string{"limit": f.name}
+			return e
 		}
 	}
 	return nil

@@ -17,14 +17,14 @@ import (
 // the value of [DefaultLimits].
 type Limits struct {
 	// CPUTime bounds the CPU time the program's process may use.
-	CPUTime time.Duration `json:"cpuTime,omitempty"`
+	CPUTime time.Duration `json:"cpuTime,omitempty" yaml:"cpuTime,omitempty"`
 	// Memory bounds, in bytes, the memory the program may use.
-	Memory int64 `json:"memory,omitempty"`
+	Memory int64 `json:"memory,omitempty" yaml:"memory,omitempty"`
 	// Processes bounds the number of processes (and threads) the sandbox
 	// may hold at once.
-	Processes int `json:"processes,omitempty"`
+	Processes int `json:"processes,omitempty" yaml:"processes,omitempty"`
 	// FileSize bounds, in bytes, the size of a file the sandbox writes.
-	FileSize int64 `json:"fileSize,omitempty"`
+	FileSize int64 `json:"fileSize,omitempty" yaml:"fileSize,omitempty"`
 }
 
 // DefaultLimits fill the zero fields of the limits a [Runtime] is given.
@@ -66,7 +66,9 @@ func (l Limits) Validate() error {
 		{LimitProcesses, int64(l.Processes)}, {LimitFileSize, l.FileSize},
 	} {
 		if f.value < 0 {
-			return errors.Errorf(errors.InvalidArgument, "limit %s is negative (%d)", f.name, f.value)
+			e := errors.Errorf(errors.InvalidArgument, "limit %s is negative (%d)", f.name, f.value)
+			e.Meta = map[string]string{"limit": f.name}
+			return e
 		}
 	}
 	return nil

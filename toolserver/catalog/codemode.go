@@ -85,10 +85,7 @@ func codeModeOf(cm config.CodeMode, profile string, sp spares) (toolserver.CodeM
 	}
 	return toolserver.CodeMode{
 		Timeout: time.Duration(cm.Timeout),
-		Limits: toolcode.Limits{
-			ToolCalls: cm.Limits.ToolCalls, ChainSteps: cm.Limits.ChainSteps, WallTime: time.Duration(cm.Limits.WallTime),
-			OutputBytes: cm.Limits.OutputBytes, Concurrency: cm.Limits.Concurrency,
-		},
+		Limits:  cm.Limits,
 		Engines: engines,
 	}, nil
 }
@@ -112,10 +109,7 @@ func codeEngines(cm config.CodeMode, profile string, sp spares) ([]toolcode.Engi
 	if err != nil {
 		return nil, fmt.Errorf("codeMode profile %s: %w", p, err)
 	}
-	rt, err := toolruntime.New(toolruntime.WithBackend(p, backend), toolruntime.WithLimits(toolruntime.Limits{
-		CPUTime: time.Duration(cm.Sandbox.CPUTime), Memory: cm.Sandbox.Memory,
-		Processes: cm.Sandbox.Processes, FileSize: cm.Sandbox.FileSize,
-	}))
+	rt, err := toolruntime.New(toolruntime.WithBackend(p, backend), toolruntime.WithLimits(cm.Sandbox.Limits))
 	if err != nil {
 		return nil, fmt.Errorf("codeMode profile %s: %w", p, err)
 	}

@@ -88,9 +88,11 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolrun/mcpexec"
+	"github.com/metatools-go/metatools/toolruntime"
 	"github.com/metatools-go/metatools/toolserver/builtin"
 )
 
@@ -262,8 +264,10 @@ type CodeMode struct {
 	// Timeout bounds a program whose request sets no timeout (0: 30s). It
 	// may not exceed Limits.WallTime.
 	Timeout Duration `yaml:"timeout"`
-	// Limits bound every program; a request may only lower them.
-	Limits CodeLimits `yaml:"limits"`
+	// Limits bound every program (toolCalls, chainSteps, wallTime,
+	// outputBytes, concurrency; 0 takes the default); a request may only
+	// lower them.
+	Limits toolcode.Limits `yaml:"limits"`
 	// Profile is the security profile programs run under: "dev" (the
 	// default: in the server's process), "standard" (each program in a
 	// child process of the runner, under rlimits, a cgroup and bubblewrap
@@ -294,38 +298,14 @@ type Sandbox struct {
 	// (the default: when bwrap is on the PATH), "require" (start-up fails
 	// without it) or "off".
 	Bubblewrap string `yaml:"bubblewrap"`
-	// Memory is the most bytes of memory a program's process or module
-	// may use (0: 256 MiB).
-	Memory int64 `yaml:"memory"`
-	// CPUTime is the most CPU time a program's process may use (0: 30s).
-	CPUTime Duration `yaml:"cpuTime"`
-	// Processes is the most processes and threads a program's sandbox
-	// may hold (0: 64).
-	Processes int `yaml:"processes"`
-	// FileSize is the most bytes of a file a program's process may write
-	// (0: 16 MiB).
-	FileSize int64 `yaml:"fileSize"`
+	// Limits are the limits of a program's process or module, written
+	// in this section: memory (bytes; 0: 256 MiB), cpuTime (0: 30s),
+	// processes (0: 64) and fileSize (bytes; 0: 16 MiB).
+	toolruntime.Limits `yaml:",inline"`
 }
 
 // The bubblewrap settings of a sandbox (see [Sandbox.Bubblewrap]).
 var bubblewrapModes = []string{"auto", "require", "off"}
-
-// CodeLimits bound one program of code mode; 0 takes the default.
-type CodeLimits struct {
-	// ToolCalls is the most tool calls of a program (0: 100); a step of
-	// a chain counts as one.
-	ToolCalls int `yaml:"toolCalls"`
-	// ChainSteps is the most steps of one chain (0: 20).
-	ChainSteps int `yaml:"chainSteps"`
-	// WallTime is the most time a program may run, however long a
-	// request asks for (0: 60s).
-	WallTime Duration `yaml:"wallTime"`
-	// OutputBytes is the most bytes a program returns and logs together
-	// (0: 1 MiB).
-	OutputBytes int `yaml:"outputBytes"`
-	// Concurrency is the most tool calls a program runs at once (0: 8).
-	Concurrency int `yaml:"concurrency"`
-}
 
 // Builtin configures the built-in tools.
 type Builtin struct {
@@ -662,12 +642,7 @@ func (c *Config) problems() []Problem {
 		add(keyPath{"policy"}, "%v", err)
 	}
 	if err := builtin.CheckHTTPAllowList(c.Builtin.HTTPAllow...); err != nil {
-		var e *errors.Error
-		msg := err.Error()
-		if errors.As(err, &e) && e.Err != nil {
-			msg = e.Err.Error()
-		}
-		add(keyPath{"builtin", "httpAllow"}, "%s", msg)
+		add(keyPath{"builtin", "httpAllow"}, "%s", libraryMessage(err))
 	}
 	nonNegative := func(at keyPath, v int64) {
 		if v < 0 {
@@ -685,16 +660,20 @@ func (c *Config) problems() []Problem {
 	} {
 		nonNegative(keyPath{"limits", f.key}, f.v)
 	}
+	// limitProblem words the refusal of a library's limits at the setting
+	// it names, as the other settings' problems are worded.
+	limitProblem := func(section keyPath, err error) {
+		if at, ok := limitPath(section, err); ok {
+			add(at, "must not be negative")
+			return
+		}
+		add(section, "%s", libraryMessage(err))
+	}
 	cm := c.CodeMode
 	nonNegative(keyPath{"codeMode", "timeout"}, int64(cm.Timeout))
-	for _, f := range []struct {
-		key string
-		v   int64
-	}{
-		{"toolCalls", int64(cm.Limits.ToolCalls)}, {"chainSteps", int64(cm.Limits.ChainSteps)}, {"wallTime", int64(cm.Limits.WallTime)},
-		{"outputBytes", int64(cm.Limits.OutputBytes)}, {"concurrency", int64(cm.Limits.Concurrency)},
-	} {
-		nonNegative(keyPath{"codeMode", "limits", f.key}, f.v)
+	// The libraries' own checks, at the settings they cover.
+	if err := cm.Limits.Validate(); err != nil {
+		limitProblem(keyPath{"codeMode", "limits"}, err)
 	}
 	if cm.Profile != "" && !slices.Contains(codeProfiles, cm.Profile) {
 		add(keyPath{"codeMode", "profile"}, "%q is not a profile: %s", cm.Profile, strings.Join(codeProfiles, ", "))
@@ -702,18 +681,12 @@ func (c *Config) problems() []Problem {
 	if b := cm.Sandbox.Bubblewrap; b != "" && !slices.Contains(bubblewrapModes, b) {
 		add(keyPath{"codeMode", "sandbox", "bubblewrap"}, "%q is not one of %s", b, strings.Join(bubblewrapModes, ", "))
 	}
-	for _, f := range []struct {
-		key string
-		v   int64
-	}{
-		{"memory", cm.Sandbox.Memory}, {"cpuTime", int64(cm.Sandbox.CPUTime)}, {"processes", int64(cm.Sandbox.Processes)},
-		{"fileSize", cm.Sandbox.FileSize},
-	} {
-		nonNegative(keyPath{"codeMode", "sandbox", f.key}, f.v)
+	if err := cm.Sandbox.Limits.Validate(); err != nil {
+		limitProblem(keyPath{"codeMode", "sandbox"}, err)
 	}
-	if cm.Timeout > 0 && cm.Limits.WallTime > 0 && cm.Timeout > cm.Limits.WallTime {
+	if cm.Timeout > 0 && cm.Limits.WallTime > 0 && time.Duration(cm.Timeout) > cm.Limits.WallTime {
 		add(keyPath{"codeMode", "timeout"}, "%v is more than limits.wallTime (%v), which bounds every program",
-			time.Duration(cm.Timeout), time.Duration(cm.Limits.WallTime))
+			time.Duration(cm.Timeout), cm.Limits.WallTime)
 	}
 	h := c.Server.HTTP
 	nonNegative(keyPath{"server", "shutdownTimeout"}, int64(c.Server.ShutdownTimeout))
@@ -889,4 +862,31 @@ func CheckListenAddr(addr string) error {
 		return fmt.Errorf("%q: port %d is past 65535", addr, n)
 	}
 	return nil
+}
+
+// libraryMessage is the message of a library's check, without the
+// operation it names.
+func libraryMessage(err error) string {
+	var e *errors.Error
+	if errors.As(err, &e) && e.Err != nil {
+		return e.Err.Error()
+	}
+	return err.Error()
+}
+
+// limitPath is the path, under section, of the setting of the limit a
+// library's check refuses (its Meta "limit": tool_calls for toolCalls);
+// ok is false when the check names none.
+func limitPath(section keyPath, err error) (at keyPath, ok bool) {
+	name := toolcode.LimitOf(err)
+	if name == "" {
+		return section, false
+	}
+	words := strings.Split(name, "_")
+	for i := 1; i < len(words); i++ {
+		if words[i] != "" {
+			words[i] = strings.ToUpper(words[i][:1]) + words[i][1:]
+		}
+	}
+	return section.with(strings.Join(words, "")), true
 }

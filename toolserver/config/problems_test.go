@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolcode"
+	"github.com/metatools-go/metatools/toolruntime"
 	"github.com/metatools-go/metatools/toolserver/config"
 )
 
@@ -87,7 +89,7 @@ func TestExampleParses(t *testing.T) {
 	assert.Equal(t, config.Duration(10*time.Second), cfg.Server.ShutdownTimeout)
 	assert.False(t, cfg.CodeMode.Enabled, "code mode is off unless turned on")
 	assert.Equal(t, config.Duration(30*time.Second), cfg.CodeMode.Timeout)
-	assert.Equal(t, config.CodeLimits{ToolCalls: 100, ChainSteps: 20, WallTime: config.Duration(time.Minute), OutputBytes: 1 << 20, Concurrency: 8}, cfg.CodeMode.Limits)
+	assert.Equal(t, toolcode.Limits{ToolCalls: 100, ChainSteps: 20, WallTime: time.Minute, OutputBytes: 1 << 20, Concurrency: 8}, cfg.CodeMode.Limits)
 }
 
 func TestVariableForms(t *testing.T) {
@@ -205,15 +207,15 @@ func TestValidateChecks(t *testing.T) {
 		{"http address", config.Config{Server: config.Server{HTTP: config.HTTP{Addr: "8080"}}}, `server.http.addr: "8080" is not HOST:PORT or :PORT`},
 		{"http port", config.Config{Server: config.Server{HTTP: config.HTTP{Addr: ":99999"}}}, `server.http.addr: ":99999": port 99999 is past 65535`},
 		{"negative limit", config.Config{Limits: config.Limits{Retries: -1}}, "limits.retries: must not be negative"},
-		{"negative code limit", config.Config{CodeMode: config.CodeMode{Limits: config.CodeLimits{OutputBytes: -1}}},
+		{"negative code limit", config.Config{CodeMode: config.CodeMode{Limits: toolcode.Limits{OutputBytes: -1}}},
 			"codeMode.limits.outputBytes: must not be negative"},
-		{"code timeout past the wall time", config.Config{CodeMode: config.CodeMode{Timeout: config.Duration(time.Minute), Limits: config.CodeLimits{WallTime: config.Duration(time.Second)}}},
+		{"code timeout past the wall time", config.Config{CodeMode: config.CodeMode{Timeout: config.Duration(time.Minute), Limits: toolcode.Limits{WallTime: time.Second}}},
 			"codeMode.timeout: 1m0s is more than limits.wallTime (1s)"},
 		{"unknown profile", config.Config{CodeMode: config.CodeMode{Profile: "paranoid"}},
 			`codeMode.profile: "paranoid" is not a profile: dev, standard, hardened`},
 		{"unknown bubblewrap mode", config.Config{CodeMode: config.CodeMode{Sandbox: config.Sandbox{Bubblewrap: "yes"}}},
 			`codeMode.sandbox.bubblewrap: "yes" is not one of auto, require, off`},
-		{"negative sandbox memory", config.Config{CodeMode: config.CodeMode{Sandbox: config.Sandbox{Memory: -1}}},
+		{"negative sandbox memory", config.Config{CodeMode: config.CodeMode{Sandbox: config.Sandbox{Limits: toolruntime.Limits{Memory: -1}}}},
 			"codeMode.sandbox.memory: must not be negative"},
 	}
 	for _, tt := range tests {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,10 @@ import (
 
 var (
 	durationType = reflect.TypeFor[Duration]()
-	patternsType = reflect.TypeFor[ToolPatterns]()
+	// stdDurationType is the duration of the libraries' limits, which the
+	// file writes as Duration is written.
+	stdDurationType = reflect.TypeFor[time.Duration]()
+	patternsType    = reflect.TypeFor[ToolPatterns]()
 )
 
 // maxShapeDepth bounds the nesting the check follows, aliases included,
@@ -59,7 +63,7 @@ func checkNode(n *yaml.Node, t reflect.Type, at keyPath, add func(Problem), dept
 		t = t.Elem()
 	}
 	switch t {
-	case durationType:
+	case durationType, stdDurationType:
 		if n.Kind != yaml.ScalarNode {
 			bad("expected a duration such as 30s or 1m30s, not %s", describe(n))
 		} else if _, err := time.ParseDuration(n.Value); err != nil {
@@ -217,25 +221,42 @@ func describe(n *yaml.Node) string {
 	}
 }
 
-// yamlKeys returns the keys of struct t, in the order of its fields.
+// yamlKeys returns the keys of struct t, in the order of its fields, those
+// of an inlined struct in its place.
 func yamlKeys(t reflect.Type) []string {
 	keys := make([]string, 0, t.NumField())
 	for i := range t.NumField() {
-		if k := yamlKey(t.Field(i)); k != "" {
+		f := t.Field(i)
+		if inlined(f) {
+			keys = append(keys, yamlKeys(f.Type)...)
+		} else if k := yamlKey(f); k != "" {
 			keys = append(keys, k)
 		}
 	}
 	return keys
 }
 
-// fieldByKey returns the field of struct t written key in the file.
+// fieldByKey returns the field of struct t written key in the file, in t
+// or a struct it inlines.
 func fieldByKey(t reflect.Type, key string) (reflect.StructField, bool) {
 	for i := range t.NumField() {
-		if f := t.Field(i); yamlKey(f) == key {
+		f := t.Field(i)
+		if inlined(f) {
+			if g, ok := fieldByKey(f.Type, key); ok {
+				return g, true
+			}
+		} else if yamlKey(f) == key {
 			return f, true
 		}
 	}
 	return reflect.StructField{}, false
+}
+
+// inlined reports a struct field whose settings the file writes among its
+// parent's (`yaml:",inline"`).
+func inlined(f reflect.StructField) bool {
+	_, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	return f.Type.Kind() == reflect.Struct && slices.Contains(strings.Split(opts, ","), "inline")
 }
 
 // yamlKey returns the key of a field in the file, or "" for a field the
