@@ -16,6 +16,7 @@ require (
 	github.com/metatools-go/metatools/toolindex v0.0.0
 	github.com/metatools-go/metatools/toolmodel v0.0.0
 	github.com/metatools-go/metatools/toolrun v0.0.0
+	github.com/stretchr/testify v1.12.1
 )
 
 require (
