@@ -219,6 +219,8 @@ deps-check: ## A program importing only toolrun gets none of the integrations' d
 
 .PHONY: test-scripts
 test-scripts: ## Tests of scripts/*.sh (+ shellcheck when it is installed).
+	@$(call banner,scripts/modules_test.sh)
+	@bash scripts/modules_test.sh
 	@$(call banner,scripts/workspace-check_test.sh)
 	@bash scripts/workspace-check_test.sh
 	@$(call banner,scripts/dag-check_test.sh)

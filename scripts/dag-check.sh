@@ -22,6 +22,11 @@
 # entry: such rules must deny every forbidden module by name.) The rule of
 # a module with modules nested in its folder must also exclude their files
 # ("!<path>/**"). Rules for folders that are not modules (yet) are ignored.
+# The excluded modules of versions.yaml (modules of tests, never released)
+# are not layers: they have no line in README.md and no rule, their
+# packages count as those of the module whose folder holds them, and that
+# module's rule covers their files (a module of tests requires the module
+# it tests, and so may import what that module may).
 #
 # Usage: scripts/dag-check.sh [repo-root]   (default: this script's repo)
 set -euo pipefail

@@ -155,6 +155,11 @@ case_ "a parent's rule covering a nested module's files" "dag-alpha also covers 
 	"sed -i.bak '/!\${config-path}\\/alpha\\/ext/d' .golangci.yml"
 case_ "go.mod requiring a module through another counts" "" \
 	"sed -i.bak '/alpha v0.0.0 .. indirect/d' beta/go.mod"
+# A module of tests excluded from releases, nested in beta's folder: not a
+# layer, so no line in README.md and no rule of its own; beta's rule
+# covers its files.
+case_ "an excluded module is not a layer of the graph" "" \
+	"mkdir beta/tests && touch beta/tests/tests.go && printf 'module example.com/fake/beta/tests\n\ngo 1.25.0\n\nrequire example.com/fake/beta v0.0.0\n' >beta/tests/go.mod && printf 'excluded-modules:\n  - dir: beta/tests\n' >>versions.yaml"
 
 echo
 echo "dag-check_test: $passed passed, $failed failed"

@@ -8,10 +8,15 @@
 #   modules:
 #     - dir: errors
 #       version: 0.0.0
+#   excluded-modules:
+#     - dir: toolserver/internal/oauthtest
 #
 # The order of the modules is the release (DAG) order. Version 0.0.0 means
-# "never released". Only bash, awk and git are needed (bash 3.2 is enough:
-# no associative arrays), so the scripts also run on a stock macOS.
+# "never released". Excluded modules (as in OpenTelemetry-Go's
+# versions.yaml) are modules of the workspace that are never released and
+# have no version: modules of tests, whose dependencies no importer should
+# get. Only bash, awk and git are needed (bash 3.2 is enough: no
+# associative arrays), so the scripts also run on a stock macOS.
 
 # die prints its arguments to stderr and exits 1.
 die() {
@@ -30,22 +35,44 @@ vy_prefix() {
 	' "$1" || die "$1: no prefix: line"
 }
 
-# vy_modules FILE prints "dir version" for every module, in file order, and
-# fails on an entry without a version or a version that is not X.Y.Z.
-vy_modules() {
-	awk '
+# vy_entries FILE SECTION prints "dir version" for every entry of the list
+# SECTION (modules or excluded-modules), in file order; version is empty
+# when the entry has none.
+vy_entries() {
+	awk -v want="$2" '
 		function clean(s) { sub(/[ \t]+#.*$/, "", s); gsub(/["\047 \t]/, "", s); return s }
 		function flush() {
-			if (dir == "") return
-			if (ver == "") { printf "%s: module %s has no version\n", FILENAME, dir > "/dev/stderr"; bad = 1 }
-			else if (ver !~ /^[0-9]+\.[0-9]+\.[0-9]+$/) { printf "%s: module %s: version %s is not X.Y.Z\n", FILENAME, dir, ver > "/dev/stderr"; bad = 1 }
-			print dir, ver
+			if (dir != "") print dir, ver
 			dir = ""; ver = ""
 		}
+		/^[^ \t#-][^:]*:/ { flush(); section = $0; sub(/:.*/, "", section); next }
+		section != want { next }
 		/^[ \t]*-[ \t]*dir:/ { flush(); line = $0; sub(/^[ \t]*-[ \t]*dir:/, "", line); dir = clean(line); next }
 		/^[ \t]+version:/ && dir != "" { line = $0; sub(/^[ \t]+version:/, "", line); ver = clean(line); next }
-		END { flush(); exit bad }
+		END { flush() }
 	' "$1"
+}
+
+# vy_modules FILE prints "dir version" for every module that is released,
+# in file order, and fails on an entry without a version or a version that
+# is not X.Y.Z.
+vy_modules() {
+	vy_entries "$1" modules | awk -v file="$1" '
+		$2 == "" { printf "%s: module %s has no version\n", file, $1 > "/dev/stderr"; bad = 1 }
+		$2 != "" && $2 !~ /^[0-9]+\.[0-9]+\.[0-9]+$/ { printf "%s: module %s: version %s is not X.Y.Z\n", file, $1, $2 > "/dev/stderr"; bad = 1 }
+		{ print }
+		END { exit bad }
+	'
+}
+
+# vy_excluded FILE prints the dir of every excluded module (never
+# released), in file order, and fails on one that has a version.
+vy_excluded() {
+	vy_entries "$1" excluded-modules | awk -v file="$1" '
+		$2 != "" { printf "%s: excluded module %s has a version: it is never released\n", file, $1 > "/dev/stderr"; bad = 1 }
+		{ print $1 }
+		END { exit bad }
+	'
 }
 
 # vy_set_version FILE DIR VERSION rewrites the version of one module in

@@ -18,7 +18,9 @@
 #
 # A module is named by its folder in versions.yaml; a module nested in
 # another's folder is tagged with its whole path (toolrun/httpexec/vX.Y.Z),
-# as Go expects of a module in a subfolder of the repository.
+# as Go expects of a module in a subfolder of the repository. The excluded
+# modules of versions.yaml (modules of tests) are never released: --all
+# leaves them out, and naming one is refused.
 #
 # Versions are X.Y.Z, with or without a leading v. For each module M being
 # released at V, in versions.yaml order:
@@ -117,6 +119,9 @@ if $all; then
 	todo=("${!dirs[@]}")
 else
 	i=$(index_of "$target")
+	if ((i < 0)) && vy_excluded versions.yaml | grep -qx -- "$target"; then
+		die "module '$target' is excluded from releases in versions.yaml (a module of tests): it is never tagged"
+	fi
 	((i >= 0)) || die "module '$target' is not in versions.yaml (modules: ${dirs[*]})"
 	todo=("$i")
 fi

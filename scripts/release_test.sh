@@ -253,6 +253,31 @@ run_ok "the parent's tags are not confused with the nested module's" alpha 0.2.0
 check "the parent's plan names only the parent's tag" grep -qF "git tag -a alpha/v0.2.0" <<<"$out"
 run_refused "the nested module's own tags still count" "not greater than its existing tag alpha/ext/v0.3.0" alpha/ext 0.2.0
 
+# ------------------------------------------------------------------ excluded module
+# gamma/tests is a module of tests (requiring gamma) that versions.yaml
+# excludes from releases: --all leaves it out, and it cannot be named.
+new_repo excluded
+mkdir gamma/tests
+cat >gamma/tests/go.mod <<'EOF2'
+module example.com/fake/gamma/tests
+
+go 1.25.0
+
+require example.com/fake/gamma v0.0.0
+
+replace example.com/fake/gamma => ..
+EOF2
+printf 'excluded-modules:\n  - dir: gamma/tests\n' >>versions.yaml
+git add -A && git commit -q -m "excluded module"
+run_ok "--apply --all 0.1.0 with an excluded module succeeds" --apply --all 0.1.0
+check "--all releases only the listed modules" \
+	test "$(git log --format=%s -4 | tr '\n' ',')" = "gamma: release v0.1.0,beta: release v0.1.0,alpha: release v0.1.0,excluded module,"
+check "the excluded module gets no tag" test -z "$(git tag -l 'gamma/tests/*')"
+check "the excluded module's go.mod is left alone" grep -qF "require example.com/fake/gamma v0.0.0" gamma/tests/go.mod
+check "versions.yaml keeps the excluded module without a version" \
+	test "$(sed -n '/^excluded-modules:/,$p' versions.yaml)" = "$(printf 'excluded-modules:\n  - dir: gamma/tests')"
+run_refused "refuses to release an excluded module" "gamma/tests' is excluded from releases" gamma/tests 0.2.0
+
 # A failed push undoes the local commits and tags (the push is atomic).
 new_repo rejected
 printf '#!/bin/sh\necho "rejected by test hook" >&2\nexit 1\n' >"$tmp/rejected.origin.git/hooks/pre-receive"

@@ -2,8 +2,8 @@
 # Fails when the workspace's three descriptions of itself disagree, or when a
 # module breaks the workspace conventions (see CONVENTIONS.md):
 #
-#   - versions.yaml's modules, go.work's use list and the top-level folders
-#     that hold a go.mod must be the same set;
+#   - versions.yaml's modules (released and excluded), go.work's use list
+#     and the folders that hold a go.mod must be the same set;
 #   - go.work says `go $GO_FLOOR` (the floor, never a local patch version)
 #     and has no toolchain line;
 #   - each module's go.mod says `module <prefix>/<dir>` and `go $GO_FLOOR`,
@@ -12,9 +12,12 @@
 #     relative to the module's (../toolmodel; .. from toolrun/httpexec to
 #     toolrun), so GOWORK=off builds work;
 #   - a required sibling is listed before its dependent in versions.yaml
-#     (that order is the release order);
-#   - each module has a CHANGELOG.md with a "## Unreleased" section and a
-#     depguard rule named dag-<dir> in .golangci.yml (the layer DAG).
+#     (that order is the release order), and is not an excluded module;
+#   - each released module has a CHANGELOG.md with a "## Unreleased"
+#     section and a depguard rule named dag-<dir> in .golangci.yml (the
+#     layer DAG). An excluded module (never released: a module of tests)
+#     needs neither: it has no importers, and the rule of the module whose
+#     folder holds it covers its files.
 #
 # Usage: scripts/workspace-check.sh [repo-root]   (default: this script's repo)
 set -euo pipefail
@@ -38,7 +41,9 @@ fail() {
 
 prefix=$(vy_prefix versions.yaml)
 listed=$(vy_modules versions.yaml) || die "versions.yaml is malformed"
+excluded=$(vy_excluded versions.yaml) || die "versions.yaml is malformed"
 yaml_dirs=$(awk '{ print $1 }' <<<"$listed")
+[[ -z $excluded ]] || yaml_dirs+=$'\n'$excluded
 dups=$(sort <<<"$yaml_dirs" | uniq -d)
 [[ -z $dups ]] || fail "versions.yaml lists a module twice: $dups"
 
@@ -72,8 +77,13 @@ compare "go.work" "$work_dirs" "versions.yaml" "$yaml_dirs"
 compare "versions.yaml" "$yaml_dirs" "the folders with a go.mod" "$disk_dirs"
 compare "the folders with a go.mod" "$disk_dirs" "versions.yaml" "$yaml_dirs"
 
+# "dir released" for every released module, in release order, then "dir
+# excluded" for every excluded one.
+modules=$(awk '{ print $1, "released" }' <<<"$listed")
+[[ -z $excluded ]] || modules+=$'\n'$(awk '{ print $1, "excluded" }' <<<"$excluded")
+
 seen=" "
-while read -r dir _; do
+while read -r dir kind; do
 	mod=$dir/go.mod
 	if [[ ! -f $mod ]]; then
 		seen="$seen$dir "
@@ -96,6 +106,10 @@ while read -r dir _; do
 			fail "$mod: requires $path, which is not a module in versions.yaml"
 			continue
 		fi
+		if grep -qx -- "$sib" <<<"$excluded"; then
+			fail "$mod: requires $sib, an excluded module (never released: nothing may require it)"
+			continue
+		fi
 		[[ $seen == *" $sib "* ]] ||
 			fail "$mod: requires $sib, which versions.yaml lists after $dir (the list is the release order)"
 		target=$(awk -v p="$path" '$1 == p { print $2 }' <<<"$replaces")
@@ -104,6 +118,9 @@ while read -r dir _; do
 			fail "$mod: requires $path but has no 'replace $path => $rel' line${target:+ (it has => $target)}"
 	done < <(gomod_requires "$mod" "$prefix")
 
+	if [[ $kind == excluded ]]; then
+		continue
+	fi
 	if [[ ! -f $dir/CHANGELOG.md ]]; then
 		fail "$dir/CHANGELOG.md is missing (scripts/release.sh needs it)"
 	elif ! grep -Eq '^## Unreleased[[:space:]]*$' "$dir/CHANGELOG.md"; then
@@ -113,10 +130,10 @@ while read -r dir _; do
 		fail ".golangci.yml has no depguard rule dag-$dir (the module's allowed imports)"
 	fi
 	seen="$seen$dir "
-done <<<"$listed"
+done <<<"$modules"
 
 if ((errors > 0)); then
 	echo "workspace-check: $errors problem(s)" >&2
 	exit 1
 fi
-echo "workspace-check: ok ($(wc -l <<<"$yaml_dirs" | tr -d ' ') modules: $(paste -sd ' ' - <<<"$yaml_dirs"))"
+echo "workspace-check: ok ($(wc -l <<<"$listed" | tr -d ' ') modules: $(awk '{ print $1 }' <<<"$listed" | paste -sd ' ' -)${excluded:+; excluded from releases: $(paste -sd ' ' - <<<"$excluded")})"

@@ -73,6 +73,25 @@ case_ "module requiring a nested one needs its path" "has no 'replace example.co
 	"$nest && $listnest && printf 'require example.com/fake/alpha/nested v0.0.0\n' >>beta/go.mod"
 case_ "go.mod under testdata/ is not a module" "" "mkdir -p alpha/testdata/x && printf 'module example.com/x\n' >alpha/testdata/x/go.mod"
 
+# An excluded module (never released: tests), nested in beta's folder and
+# requiring beta: no version, no CHANGELOG.md, no depguard rule of its own.
+tests='mkdir beta/tests && printf "module example.com/fake/beta/tests\n\ngo 1.25.0\n\nrequire example.com/fake/beta v0.0.0\n\nrequire example.com/fake/alpha v0.0.0 // indirect\n\nreplace (\n\texample.com/fake/alpha => ../../alpha\n\texample.com/fake/beta => ..\n)\n" >beta/tests/go.mod'
+exclude='printf "excluded-modules:\n  - dir: beta/tests\n" >>versions.yaml'
+usetests='printf "use ./beta/tests\n" >>go.work'
+case_ "an excluded module passes" "" "$tests && $exclude && $usetests"
+case_ "excluded module missing from go.work" "in versions.yaml but not in go.work: beta/tests" "$tests && $exclude"
+case_ "excluded module's folder not listed" "in the folders with a go.mod but not in versions.yaml: beta/tests" "$tests && $usetests"
+case_ "excluded module with a version" "excluded module beta/tests has a version" \
+	"$tests && $exclude && $usetests && printf '    version: 0.0.0\n' >>versions.yaml"
+case_ "excluded module listed as released too" "lists a module twice: beta/tests" \
+	"$tests && $exclude && $usetests && printf 'modules:\n  - dir: beta/tests\n    version: 0.0.0\n' >>versions.yaml"
+case_ "excluded module without a replace line" "has no 'replace example.com/fake/alpha => ../../alpha' line" \
+	"$tests && $exclude && $usetests && sed -i.bak '/=> ..\/..\/alpha/d' beta/tests/go.mod"
+case_ "excluded module with a toolchain line" "beta/tests/go.mod: remove the toolchain line" \
+	"$tests && $exclude && $usetests && printf 'toolchain go1.26.8\n' >>beta/tests/go.mod"
+case_ "a released module requiring an excluded one" "alpha/go.mod: requires beta/tests, an excluded module" \
+	"$tests && $exclude && $usetests && printf 'require example.com/fake/beta/tests v0.0.0\nreplace example.com/fake/beta/tests => ../beta/tests\n' >>alpha/go.mod"
+
 echo
 echo "workspace-check_test: $passed passed, $failed failed"
 ((failed == 0))

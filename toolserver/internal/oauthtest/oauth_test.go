@@ -1,4 +1,4 @@
-package toolserver_test
+package oauthtest_test
 
 import (
 	"bytes"
@@ -7,9 +7,11 @@ import (
 	"crypto/rsa"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,7 +29,10 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/oauth2/clientcredentials"
 
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolserver"
+	"github.com/metatools-go/metatools/toolserver/catalog"
+	"github.com/metatools-go/metatools/toolserver/config"
 )
 
 // authServer is an OAuth 2 authorization server built with fosite,
@@ -166,22 +171,46 @@ func (as *authServer) accessToken(t *testing.T, client, audience string, scopes 
 	return tok.AccessToken
 }
 
-// oauthServer serves the catalogue's MCP endpoint at /mcp behind OAuth,
-// with its protected-resource metadata, the way `metatools serve` does.
-func oauthServer(t *testing.T) (mcpURL string, as *authServer) {
+// scopes map the authorization server's scopes to the meta-tools they
+// allow, as the configuration's server.http.oauth.scopes does.
+var scopes = map[string][]string{
+	"tools:read": {toolserver.ToolSearch, toolserver.ToolNamespaces, toolserver.ToolDescribe, toolserver.ToolExamples},
+	"tools:run":  {toolserver.ToolRun, toolserver.ToolRunChain},
+}
+
+// oauthServer serves at /mcp, behind OAuth, the server of a configuration
+// whose tokens a new authorization server issues, with its
+// protected-resource metadata, the way `metatools serve --http` does: the
+// built-in tools, text:* passed through, and the MCP servers given.
+func oauthServer(t *testing.T, upstreams ...config.MCPServer) (mcpURL string, as *authServer) {
 	t.Helper()
 	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	mcpURL = srv.URL + "/mcp"
+	web := httptest.NewServer(mux)
+	t.Cleanup(web.Close)
+	mcpURL = web.URL + "/mcp"
 	as = newAuthServer(t, mcpURL)
-	oauth := &toolserver.OAuthOptions{Resource: mcpURL, Issuer: as.URL, Scopes: map[string][]string{
-		"tools:read": {toolserver.ToolSearch, toolserver.ToolNamespaces, toolserver.ToolDescribe, toolserver.ToolExamples},
-		"tools:run":  {toolserver.ToolRun, toolserver.ToolRunChain},
-	}}
-	mux.Handle("/mcp", newCatalogue(t).server(toolserver.WithPassthrough("text:*")).HTTPHandler(toolserver.HTTPOptions{OAuth: oauth}))
-	for _, path := range oauth.MetadataPaths() {
-		mux.Handle(path, oauth.MetadataHandler())
+	cfg := &config.Config{
+		Server: config.Server{Passthrough: []string{"text:*"},
+			HTTP: config.HTTP{OAuth: &config.OAuth{Resource: mcpURL, Issuer: as.URL, Scopes: scopes}}},
+		Search:     config.Search{Engine: "lexical"},
+		MCPServers: upstreams,
+	}
+	quiet := slog.New(slog.DiscardHandler)
+	cat, err := catalog.Build(t.Context(), cfg, catalog.WithLogger(quiet))
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, cat.Close()) })
+	require.NoError(t, cat.Wait(t.Context()))
+	for _, u := range cat.Upstreams() {
+		require.Equal(t, toolops.UpstreamUp, u.State, "upstream %s: %s", u.Name, u.Error)
+	}
+	srv, err := cat.NewServer(toolserver.WithLogger(quiet))
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	opts := cat.HTTPOptions()
+	require.NotNil(t, opts.OAuth)
+	mux.Handle("/mcp", srv.HTTPHandler(opts))
+	for _, path := range opts.OAuth.MetadataPaths() {
+		mux.Handle(path, opts.OAuth.MetadataHandler())
 	}
 	return mcpURL, as
 }
@@ -260,16 +289,16 @@ func TestOAuthScopesMapToMetaTools(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"search_tools", "list_namespaces", "describe_tool", "list_tool_examples"}, names,
 		"a reader sees only the tools its scope allows")
-	res := call(t, reader, "search_tools", map[string]any{"query": "issue"})
+	res := call(t, reader, "search_tools", map[string]any{"query": "upper case"})
 	require.False(t, res.IsError, text(res))
-	assert.Contains(t, text(res), "github:create_issue")
-	for _, tool := range []string{"run_tool", "text.upper"} {
-		_, err = reader.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"id": "text:upper", "args": map[string]any{"text": "x"}}})
+	assert.Contains(t, text(res), "text:case")
+	for _, tool := range []string{"run_tool", "text.case"} {
+		_, err = reader.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"id": "text:case", "args": upper("x")}})
 		require.Error(t, err, "a reader may not call %s", tool)
 	}
 
 	readToken := as.accessToken(t, readerClient, endpoint, "tools:read")
-	status, header := post(t, endpoint, readToken, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"id":"text:upper"}}}`)
+	status, header := post(t, endpoint, readToken, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"id":"text:case"}}}`)
 	assert.Equal(t, http.StatusForbidden, status)
 	challenge := header.Get("WWW-Authenticate")
 	assert.Contains(t, challenge, `error="insufficient_scope"`)
@@ -279,11 +308,12 @@ func TestOAuthScopesMapToMetaTools(t *testing.T) {
 
 	runner, err := connectWithToken(t, endpoint, as.accessToken(t, runnerClient, endpoint, "tools:read", "tools:run"))
 	require.NoError(t, err)
-	res = call(t, runner, "run_tool", map[string]any{"id": "text:upper", "args": map[string]any{"text": "ran"}})
+	res = call(t, runner, "run_tool", map[string]any{"id": "text:case", "args": upper("ran")})
 	require.False(t, res.IsError, text(res))
-	assert.Contains(t, text(res), "ran")
-	res = call(t, runner, "text.upper", map[string]any{"text": "passed through"})
+	assert.Contains(t, text(res), "RAN")
+	res = call(t, runner, "text.case", upper("passed through"))
 	require.False(t, res.IsError, text(res))
+	assert.Contains(t, text(res), "PASSED THROUGH")
 }
 
 func TestOAuthRefusesTokensForOthersAndExpired(t *testing.T) {
@@ -315,7 +345,7 @@ func TestOAuthFollowsKeyRotation(t *testing.T) {
 	as.rotate(t)
 	cs, err := connectWithToken(t, endpoint, as.accessToken(t, readerClient, endpoint, "tools:read"))
 	require.NoError(t, err, "a token signed with a new key is accepted once the key set is fetched again")
-	res := call(t, cs, "search_tools", map[string]any{"query": "issue"})
+	res := call(t, cs, "search_tools", map[string]any{"query": "upper case"})
 	assert.False(t, res.IsError, text(res))
 }
 
@@ -354,21 +384,11 @@ func TestOAuthKeySetFetchesAreRateLimited(t *testing.T) {
 // upstreams' resources, prompts and completions need the scope of
 // run_tool: a token without it lists none and reads none.
 func TestOAuthScopesCoverUpstreamResourcesAndPrompts(t *testing.T) {
-	mux := http.NewServeMux()
-	web := httptest.NewServer(mux)
-	t.Cleanup(web.Close)
-	endpoint := web.URL + "/mcp"
-	as := newAuthServer(t, endpoint)
-	oauth := &toolserver.OAuthOptions{Resource: endpoint, Issuer: as.URL, Scopes: map[string][]string{
-		"tools:read": {toolserver.ToolSearch, toolserver.ToolNamespaces, toolserver.ToolDescribe, toolserver.ToolExamples},
-		"tools:run":  {toolserver.ToolRun, toolserver.ToolRunChain},
-	}}
-	srv, _, _ := twoUpstreams(t)
-	mux.Handle("/mcp", srv.HTTPHandler(toolserver.HTTPOptions{OAuth: oauth}))
+	endpoint, as := oauthServer(t, config.MCPServer{Name: "docs", URL: docsServer(t)})
 
 	reader, err := connectWithToken(t, endpoint, as.accessToken(t, readerClient, endpoint, "tools:read"))
 	require.NoError(t, err)
-	assert.Empty(t, resourceNames(t, reader), "a token without the scope of run_tool lists no upstream resource")
+	assert.Empty(t, resourceURIs(t, reader), "a token without the scope of run_tool lists no upstream resource")
 	assert.Empty(t, promptNames(t, reader))
 	_, err = reader.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "test://docs/readme"})
 	require.Error(t, err)
@@ -378,8 +398,81 @@ func TestOAuthScopesCoverUpstreamResourcesAndPrompts(t *testing.T) {
 
 	runner, err := connectWithToken(t, endpoint, as.accessToken(t, runnerClient, endpoint, "tools:read", "tools:run"))
 	require.NoError(t, err)
-	assert.Contains(t, resourceNames(t, runner), "test://docs/readme")
+	assert.Equal(t, []string{"test://docs/readme"}, resourceURIs(t, runner))
+	assert.Equal(t, []string{"docs.greet"}, promptNames(t, runner))
 	res, err := runner.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "test://docs/readme"})
 	require.NoError(t, err)
 	assert.Equal(t, "docs serves test://docs/readme", res.Contents[0].Text)
 }
+
+// docsServer serves an MCP server with a resource and a prompt over
+// streamable HTTP, and returns its URL.
+func docsServer(t *testing.T) string {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, nil)
+	srv.AddResource(&mcp.Resource{URI: "test://docs/readme", Name: "readme", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "docs serves " + req.Params.URI}}}, nil
+		})
+	srv.AddPrompt(&mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}},
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello, " + req.Params.Arguments["who"]}}}}, nil
+		})
+	web := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(web.Close)
+	return web.URL
+}
+
+func resourceURIs(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	var out []string
+	for r, err := range cs.Resources(t.Context(), nil) {
+		require.NoError(t, err)
+		out = append(out, r.URI)
+	}
+	return out
+}
+
+func promptNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	var out []string
+	for p, err := range cs.Prompts(t.Context(), nil) {
+		require.NoError(t, err)
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// upper returns the arguments of text:case that upper-case text.
+func upper(text string) map[string]any { return map[string]any{"text": text, "to": "upper"} }
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	require.NoError(t, err)
+	return res
+}
+
+// text returns the text of a tool's result.
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// bearerClient sends token as the bearer token of every request.
+func bearerClient(token string) *http.Client {
+	return &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer "+token)
+		return http.DefaultTransport.RoundTrip(req)
+	})}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
