@@ -107,8 +107,8 @@ func BenchmarkIndexSearch(b *testing.B) {
 	}
 }
 
-// BenchmarkGet measures looking a tool up and selecting its backend.
-func BenchmarkGet(b *testing.B) {
+// BenchmarkGetAll measures looking a tool up with its backends.
+func BenchmarkGetAll(b *testing.B) {
 	ctx := context.Background()
 	idx := loadedIndex(b, 10000)
 	b.ReportAllocs()

@@ -25,8 +25,8 @@ import (
 //     blocks of at most 512 IDs, so an insertion or removal moves at most
 //     512 + n/512 slice entries: a few hundred even for 100,000 tools.
 //   - UnregisterBackend: O(m (b + log n)) for the m tools of that backend.
-//   - Get, GetAll: O(1) lookups, plus a deep copy of the tool and, for
-//     Get, a pass over its backends.
+//   - GetAll: an O(1) lookup, plus a deep copy of the tool and its
+//     backends.
 //   - List: O(log n + k) with no filter or one filter; with both a
 //     namespace and a backend filter, it walks the smaller of the two
 //     sets from the cursor and skips the tools that fail the other.
@@ -40,15 +40,15 @@ import (
 // applies itself to the index's own maps under a short write lock (its
 // cost is the O(m (b + log n)) above, never the Searcher's). Hence:
 //
-//   - A registered tool is visible to Get, GetAll and List once the
+//   - A registered tool is visible to GetAll and List once the
 //     registration returns, and not before the Searcher has indexed it;
 //     a change the Searcher refused is never visible.
-//   - Search returns only tools that Get finds at the time: while a
+//   - Search returns only tools that GetAll finds at the time: while a
 //     change is being indexed, the Searcher may already rank the tools it
 //     adds, and Search leaves them out (a page may then be short) until
 //     the change applies; a removed tool leaves the Searcher before it
 //     leaves the index.
-//   - Get, GetAll, List, Namespaces, Len and Search hold the read lock
+//   - GetAll, List, Namespaces, Len and Search hold the read lock
 //     only while they copy from the maps; Search calls the Searcher
 //     without any lock.
 //
@@ -178,8 +178,7 @@ func WithSource(src Source, opts ...RegisterOption) Option {
 }
 
 // New returns an empty index. Without options it searches with a new
-// [LexicalSearcher], selects backends with [DefaultSelector], and has no
-// source. Nil options are ignored.
+// [LexicalSearcher] and has no source. Nil options are ignored.
 func New(opts ...Option) *MemoryIndex {
 	ix := &MemoryIndex{}
 	for _, opt := range opts {
@@ -454,7 +453,7 @@ func (ix *MemoryIndex) Search(ctx context.Context, req SearchRequest) (Page, err
 		}
 		// A change being indexed is in the Searcher before it is in the
 		// index: its new tools are left out until it applies, so that
-		// Search never returns a tool Get cannot find. The check also
+		// Search never returns a tool GetAll cannot find. The check also
 		// guards against a faulty Searcher.
 		if e := ix.tools[h.ID]; e != nil {
 			s := e.summary.clone()

@@ -3,6 +3,7 @@ package toolindex_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -540,4 +541,18 @@ func TestRefreshSourcesOfOneIdentityTogether(t *testing.T) {
 	got, _, err := idx.GetAll(ctx, "gh:shared")
 	require.NoError(t, err)
 	assert.Equal(t, "As the second source has it.", got.Description, "the source given last sets a tool both list")
+}
+
+// TestIndexMethodSet pins the methods of Index: other modules implement
+// it, so it grows only by optional interfaces, and the lookups are
+// GetAll's alone, the choice among backends being a selector's.
+func TestIndexMethodSet(t *testing.T) {
+	typ := reflect.TypeFor[toolindex.Index]()
+	names := make([]string, typ.NumMethod())
+	for i := range names {
+		names[i] = typ.Method(i).Name
+	}
+	assert.Equal(t, []string{
+		"GetAll", "List", "Namespaces", "OnChange", "Refresh", "Register", "RegisterMany", "Search", "UnregisterBackend", "Version",
+	}, names)
 }

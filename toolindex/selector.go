@@ -24,15 +24,16 @@ func (h SelectHint) Matches(b *toolmodel.ToolBackend) bool {
 	return b != nil && (h.Kind == "" || b.Kind == h.Kind) && (h.Backend == "" || b.Identity() == h.Backend)
 }
 
-// DefaultSelector is the default choice among a tool's backends: the one
-// [Index.Get] makes, and the one a toolrun.Runner makes unless given a
-// selector of its own (the runner is where a choice is configured). Hints are a list of preferences, tried in order: the
-// first hint that matches at least one backend restricts the choice to the
-// backends it matches. Hints that match no backend are ignored, so a
-// caller's preference never makes a tool unusable; a caller that requires
-// a backend checks the identity of the one it gets. Among the remaining
-// backends it picks by kind, local first, then provider, http, grpc, mcp
-// and other kinds, and among backends of one kind the first registered.
+// DefaultSelector is the default choice among the backends [Index.GetAll]
+// returns: the one a toolrun.Runner makes unless given a selector of its
+// own (the runner is where a choice is configured). Hints are a list of
+// preferences, tried in order: the first hint that matches at least one
+// backend restricts the choice to the backends it matches. Hints that
+// match no backend are ignored, so a caller's preference never makes a
+// tool unusable; a caller that requires a backend checks the identity of
+// the one it gets. Among the remaining backends it picks by kind, local
+// first, then provider, http, grpc, mcp and other kinds, and among
+// backends of one kind the first registered.
 // Its zero value is ready to use; it never blocks.
 type DefaultSelector struct{}
 

@@ -40,7 +40,7 @@ func TestZeroMemoryIndex(t *testing.T) {
 			}
 			return err
 		}},
-		{"Get", func(ix *toolindex.MemoryIndex) error {
+		{"GetAll", func(ix *toolindex.MemoryIndex) error {
 			_, _, err := ix.GetAll(ctx, "gh:create_issue")
 			require.Error(t, err)
 			return nil

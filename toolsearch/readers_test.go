@@ -22,7 +22,7 @@ const lookupPace = 100 * time.Microsecond
 // pays while a catalogue is being indexed: a toolindex index backed by a
 // Searcher registers the 527 tools of testdata/livemcp in one
 // RegisterMany, while another goroutine looks a registered tool up with
-// Index.Get every 100 µs, as the first step of every tool call does. One
+// Index.GetAll every 100 µs, as the first step of every tool call does. One
 // op is one such registration into a new index. The metrics, over every
 // op:
 //

@@ -48,7 +48,7 @@ func checkOnChangeCallsBack(t *testing.T, setup setupFunc) {
 	t.Cleanup(idx.OnChange(func(ev toolindex.ChangeEvent) {
 		// Reads see the change; a change made here is delivered
 		// after this call returns.
-		if _, _, err := get(ctx, idx, ev.ToolID); err == nil {
+		if _, _, err := idx.GetAll(ctx, ev.ToolID); err == nil {
 			seen = append(seen, ev.ToolID)
 		}
 		if ev.ToolID == issueTool.ID() {
@@ -69,7 +69,7 @@ func checkRefresh(t *testing.T, setup setupFunc) {
 	events := record(t, idx)
 	require.NoError(t, idx.Refresh(ctx))
 	assert.Equal(t, []toolindex.ChangeEvent{{Kind: toolindex.Refreshed, Version: 2}}, events())
-	_, _, err := get(ctx, idx, issueTool.ID())
+	_, _, err := idx.GetAll(ctx, issueTool.ID())
 	require.NoError(t, err, "a refresh without sources keeps registered tools")
 }
 
@@ -122,7 +122,7 @@ func checkConcurrent(t *testing.T, setup setupFunc) {
 					if _, err := idx.List(ctx, toolindex.ListRequest{Namespace: fmt.Sprintf("w%d", (w+1)%4)}); err != nil {
 						return err
 					}
-					if _, _, err := get(ctx, idx, tool.ID()); err != nil {
+					if _, _, err := idx.GetAll(ctx, tool.ID()); err != nil {
 						return err
 					}
 				}

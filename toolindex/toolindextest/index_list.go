@@ -58,9 +58,10 @@ func checkListOrderFiltersAndPages(t *testing.T, setup setupFunc) {
 	for _, id := range all {
 		inNS := id[:4] == "ns1:"
 		assert.Equal(t, inNS, slices.Contains(ns, id), id)
-		_, backend, err := get(ctx, idx, id)
+		_, backends, err := idx.GetAll(ctx, id)
 		require.NoError(t, err)
-		onServer := backend.Identity() == githubMCP.Identity()
+		require.Len(t, backends, 1)
+		onServer := backends[0].Identity() == githubMCP.Identity()
 		assert.Equal(t, onServer, slices.Contains(bk, id), id)
 		assert.Equal(t, inNS && onServer, slices.Contains(both, id), id)
 	}

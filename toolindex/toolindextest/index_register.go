@@ -14,32 +14,28 @@ import (
 	"github.com/metatools-go/metatools/toolmodel"
 )
 
-// checkRegisterAndGet checks that a registered tool comes back from Get
-// and GetAll as it was registered, with its backend.
+// checkRegisterAndGet checks that a registered tool comes back from
+// GetAll as it was registered, with its backend.
 func checkRegisterAndGet(t *testing.T, setup setupFunc) {
 	ctx := context.Background()
 	idx := setup(t)
 	require.NoError(t, idx.Register(ctx, reg(issueTool, issuesLocal)))
-	got, backend, err := get(ctx, idx, "github:create_issue")
+	got, backends, err := idx.GetAll(ctx, "github:create_issue")
 	require.NoError(t, err)
-	assert.True(t, got.Equal(issueTool), "Get returns the registered definition")
-	assert.Equal(t, issuesLocal, backend)
-	gotAll, backends, err := idx.GetAll(ctx, "github:create_issue")
-	require.NoError(t, err)
-	assert.True(t, gotAll.Equal(issueTool))
+	assert.True(t, got.Equal(issueTool), "GetAll returns the registered definition")
 	assert.Equal(t, []toolmodel.ToolBackend{issuesLocal}, backends)
 	assert.Equal(t, uint64(1), idx.Version())
 }
 
-// checkGetUnknown checks that Get and GetAll of an unknown ID fail with
-// errors.NotFound.
+// checkGetUnknown checks that GetAll of an unknown ID, well-formed or not,
+// fails with errors.NotFound.
 func checkGetUnknown(t *testing.T, setup setupFunc) {
 	ctx := context.Background()
 	idx := setup(t, reg(issueTool, issuesLocal))
-	_, _, err := get(ctx, idx, "github:nope")
-	require.ErrorIs(t, err, errors.ErrNotFound)
-	_, _, err = idx.GetAll(ctx, "nope")
-	require.ErrorIs(t, err, errors.ErrNotFound)
+	for _, id := range []string{"github:nope", "nope"} {
+		_, _, err := idx.GetAll(ctx, id)
+		require.ErrorIs(t, err, errors.ErrNotFound, id)
+	}
 }
 
 // checkRegisterValidates checks that an invalid tool or backend is refused
@@ -76,36 +72,35 @@ func checkRegisterCopiesInput(t *testing.T, setup setupFunc) {
 	idx := setup(t, reg(tool, backend))
 	tool.Tags[0] = "omega"
 	backend.Local.Name = "changed"
-	got, gotBackend, err := get(ctx, idx, tool.ID())
+	got, backends, err := idx.GetAll(ctx, tool.ID())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"alpha"}, got.Tags)
-	assert.Equal(t, "copy", gotBackend.Local.Name)
+	require.Len(t, backends, 1)
+	assert.Equal(t, "copy", backends[0].Local.Name)
 }
 
-// checkResultsAreCopies checks that changing what Get, GetAll and List
-// return does not change the index.
+// checkResultsAreCopies checks that changing what GetAll and List return
+// does not change the index.
 func checkResultsAreCopies(t *testing.T, setup setupFunc) {
 	ctx := context.Background()
 	tool := issueTool
 	tool.Tags = []string{"alpha"}
 	idx := setup(t, reg(tool, issuesLocal))
-	got, backend, err := get(ctx, idx, tool.ID())
+	got, backends, err := idx.GetAll(ctx, tool.ID())
 	require.NoError(t, err)
+	require.Len(t, backends, 1)
 	got.Tags[0] = "omega"
 	got.Description = "changed"
-	backend.Local.Name = "changed"
-	_, all, err := idx.GetAll(ctx, tool.ID())
-	require.NoError(t, err)
-	all[0].Local.Name = "changed"
+	backends[0].Local.Name = "changed"
 	page, err := idx.List(ctx, toolindex.ListRequest{})
 	require.NoError(t, err)
 	require.Len(t, page.Items, 1)
 	page.Items[0].Tags[0] = "omega"
 
-	again, againBackend, err := get(ctx, idx, tool.ID())
+	again, againBackends, err := idx.GetAll(ctx, tool.ID())
 	require.NoError(t, err)
 	assert.True(t, again.Equal(tool), "the index's definition is unchanged")
-	assert.Equal(t, issuesLocal, againBackend)
+	assert.Equal(t, []toolmodel.ToolBackend{issuesLocal}, againBackends)
 	page, err = idx.List(ctx, toolindex.ListRequest{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"alpha"}, page.Items[0].Tags)
@@ -133,7 +128,7 @@ func checkSameSourceUpdates(t *testing.T, setup setupFunc) {
 	updated := issueTool
 	updated.Description = "File a bug report against a project."
 	require.NoError(t, idx.Register(ctx, reg(updated, issuesLocal)))
-	got, _, err := get(ctx, idx, issueTool.ID())
+	got, _, err := idx.GetAll(ctx, issueTool.ID())
 	require.NoError(t, err)
 	assert.Equal(t, updated.Description, got.Description)
 	assert.Equal(t, []toolindex.ChangeEvent{{Kind: toolindex.ToolUpdated, ToolID: issueTool.ID(), Backend: issuesLocal.Identity(), Version: 2}}, events())
@@ -157,8 +152,7 @@ func checkSameSourceUpdates(t *testing.T, setup setupFunc) {
 }
 
 // checkBackendsFromSeveralSources checks that the same definition from
-// other sources adds backends, in registration order, and that hints
-// select among them.
+// other sources adds backends, in registration order.
 func checkBackendsFromSeveralSources(t *testing.T, setup setupFunc) {
 	ctx := context.Background()
 	idx := setup(t, reg(issueTool, githubMCP))
@@ -169,19 +163,6 @@ func checkBackendsFromSeveralSources(t *testing.T, setup setupFunc) {
 	require.NoError(t, err)
 	assert.Equal(t, []toolmodel.ToolBackend{githubMCP, exampleAPI, issuesLocal}, backends, "registration order")
 	assert.Equal(t, []toolindex.ChangeKind{toolindex.BackendAdded, toolindex.BackendAdded}, kinds(events()))
-
-	// A hint that matches one backend selects it.
-	for _, b := range backends {
-		_, got, err := get(ctx, idx, issueTool.ID(), toolindex.SelectHint{Backend: b.Identity()})
-		require.NoError(t, err)
-		assert.Equal(t, b, got)
-		_, got, err = get(ctx, idx, issueTool.ID(), toolindex.SelectHint{Kind: b.Kind})
-		require.NoError(t, err)
-		assert.Equal(t, b, got)
-	}
-	_, got, err := get(ctx, idx, issueTool.ID())
-	require.NoError(t, err)
-	assert.Contains(t, backends, got)
 }
 
 // checkConflictAndReplace checks that a different definition from another
@@ -194,7 +175,7 @@ func checkConflictAndReplace(t *testing.T, setup setupFunc) {
 	other.Description = "A different definition."
 	err := idx.Register(ctx, reg(other, issuesLocal))
 	require.ErrorIs(t, err, errors.ErrConflict)
-	got, _, err := get(ctx, idx, issueTool.ID())
+	got, _, err := idx.GetAll(ctx, issueTool.ID())
 	require.NoError(t, err)
 	assert.True(t, got.Equal(issueTool), "a conflict changes nothing")
 	assert.Equal(t, uint64(1), idx.Version())
@@ -223,7 +204,7 @@ func checkRegisterManyIsAtomic(t *testing.T, setup setupFunc) {
 	} {
 		err := idx.RegisterMany(ctx, batch)
 		require.Error(t, err, name)
-		_, _, err = get(ctx, idx, weatherTool.ID())
+		_, _, err = idx.GetAll(ctx, weatherTool.ID())
 		require.ErrorIs(t, err, errors.ErrNotFound, "%s: no registration of a failed batch is kept", name)
 	}
 	assert.Equal(t, uint64(1), idx.Version())
@@ -234,7 +215,7 @@ func checkRegisterManyIsAtomic(t *testing.T, setup setupFunc) {
 	renamed := weatherTool
 	renamed.Description = "Conditions now."
 	require.NoError(t, idx.RegisterMany(ctx, []toolindex.Registration{reg(weatherTool, issuesLocal), reg(renamed, issuesLocal)}))
-	got, _, err := get(ctx, idx, weatherTool.ID())
+	got, _, err := idx.GetAll(ctx, weatherTool.ID())
 	require.NoError(t, err)
 	assert.Equal(t, "Conditions now.", got.Description)
 	evs := events()
@@ -255,7 +236,7 @@ func checkUnregisterBackend(t *testing.T, setup setupFunc) {
 	_, backends, err := idx.GetAll(ctx, issueTool.ID())
 	require.NoError(t, err)
 	assert.Equal(t, []toolmodel.ToolBackend{githubMCP}, backends)
-	_, _, err = get(ctx, idx, weatherTool.ID())
+	_, _, err = idx.GetAll(ctx, weatherTool.ID())
 	require.ErrorIs(t, err, errors.ErrNotFound, "a tool goes with its last backend")
 	// The events of one operation have consecutive versions, in an
 	// order the implementation chooses.
@@ -276,15 +257,4 @@ func checkUnregisterBackend(t *testing.T, setup setupFunc) {
 	require.NoError(t, err)
 	assert.Zero(t, n)
 	assert.Equal(t, uint64(5), idx.Version())
-}
-
-// get returns a tool and the backend [toolindex.DefaultSelector] chooses
-// among those GetAll returns, guided by hints.
-func get(ctx context.Context, idx toolindex.Index, id string, hints ...toolindex.SelectHint) (toolmodel.Tool, toolmodel.ToolBackend, error) {
-	tool, backends, err := idx.GetAll(ctx, id)
-	if err != nil {
-		return toolmodel.Tool{}, toolmodel.ToolBackend{}, err
-	}
-	backend, err := toolindex.DefaultSelector{}.Select(ctx, &tool, backends, hints)
-	return tool, backend, err
 }
