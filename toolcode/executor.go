@@ -124,7 +124,9 @@ func WithLimits(l Limits) Option {
 			x.err = errors.WithOp("toolcode.WithLimits", err)
 			return
 		}
-		x.limits = l.withDefaults(DefaultLimits)
+		// The last WithLimits wins, as options do: valid limits replace
+		// invalid ones given before.
+		x.limits, x.err = l.withDefaults(DefaultLimits), nil
 	}
 }
 

@@ -151,4 +151,9 @@ func TestInvalidExecutorLimitsFailEveryExecution(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
 	assert.Contains(t, err.Error(), "limit tool_calls is negative (-1)")
+
+	x = newExecutor(t, ok, toolcode.WithLimits(toolcode.Limits{ToolCalls: -1}), toolcode.WithLimits(toolcode.Limits{ToolCalls: 5}))
+	res, err := x.Execute(context.Background(), toolcode.ExecuteParams{Code: "1"})
+	require.NoError(t, err, "the last WithLimits wins")
+	assert.Equal(t, 5, res.Limits.ToolCalls)
 }
