@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Shared by the tests of the workspace's check scripts: sourced, not run.
 # The sourcing test sets base (a valid workspace), tmp, passed and failed.
+# shellcheck disable=SC2154 # base and tmp: set by the sourcing test.
 
 # check_case CHECK DESC PATTERN EDIT: copy the valid workspace, run EDIT in
 # it, then run the script CHECK on the copy, in the same subshell (EDIT may

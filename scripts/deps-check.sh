@@ -51,7 +51,6 @@ while read -r dir; do
 	fi
 done <<<"$modules"
 [[ -n $main_mod ]] || die "$package is in no module of versions.yaml"
-name=${package##*/}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
