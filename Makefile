@@ -244,7 +244,7 @@ deps-check: ## A program importing only toolrun gets none of the integrations' d
 	@bash scripts/deps-check.sh
 
 .PHONY: test-scripts
-test-scripts: ## Tests of scripts/*.sh (+ shellcheck when it is installed).
+test-scripts: ## Every scripts/*_test.sh (release.sh's too) + shellcheck when it is installed.
 	@for t in scripts/*_test.sh; do \
 	  $(call banner,$$t); bash "$$t"; \
 	done
@@ -290,9 +290,7 @@ cover: e2e-deps ## Coverage of every module into $(COVERPROFILE) (+ .html).
 	@$(GO) tool cover -func=$(COVERPROFILE) | tail -n 1
 
 .PHONY: release-check
-release-check: ## The release script's own test, then a dry run of releasing every module.
-	@$(call banner,scripts/release_test.sh)
-	@bash scripts/release_test.sh
+release-check: ## A dry run of releasing every module (test-scripts runs the release script's own test).
 	@$(call banner,scripts/release.sh --all $(RELEASE_CHECK_VERSION) (dry run))
 	@bash scripts/release.sh --allow-dirty --all $(RELEASE_CHECK_VERSION)
 
