@@ -13,6 +13,11 @@ SHELL := bash
 MAKEFLAGS += --no-print-directory
 
 GO ?= go
+# -trimpath keeps the checkout's folder out of what Go compiles, so that
+# the build cache serves a package compiled in another clone (CI runs each
+# time in a new one) instead of compiling it again for vet, the builds,
+# the race tests and fuzzing. Settings of GOFLAGS already in force stay.
+export GOFLAGS := $(strip $(filter-out -trimpath,$(shell $(GO) env GOFLAGS)) -trimpath)
 MODULES := $(shell bash scripts/modules.sh)
 ifeq ($(strip $(MODULES)),)
 $(error no modules: scripts/modules.sh could not read versions.yaml)
@@ -25,12 +30,21 @@ GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 GOVULNCHECK_VERSION := v1.8.0
 GOVULNCHECK := $(BIN)/govulncheck-$(GOVULNCHECK_VERSION)
 
-# Knobs: `make fuzz-smoke FUZZTIME=10s FUZZMINIMIZE=5s`, `make bench BENCH=Search BENCHCOUNT=6`.
+# Knobs: `make fuzz-smoke FUZZTIME=10s FUZZMINIMIZE=5s FUZZ_SLICE=2`,
+# `make fuzz-smoke FUZZ_ALL=1` (= `make fuzz-all`), `make bench BENCH=Search BENCHCOUNT=6`.
 FUZZTIME ?= 3s
 # Minimising each new interesting input may take up to 60 s by default,
 # which would eat a smoke run's whole FUZZTIME: a few calls each keep the
 # time for fuzzing (a failing input is still minimised as far as they go).
 FUZZMINIMIZE ?= 20x
+# fuzz-smoke fuzzes the targets of the packages changed since the merge
+# base with main (FUZZ_BASE, default origin/main or main) and one of
+# FUZZ_SLICES slices of all the targets, chosen by the date (FUZZ_SLICE
+# picks one); FUZZ_ALL=1 fuzzes every target. See scripts/fuzz.sh.
+FUZZ_ALL ?=
+FUZZ_SLICES ?= 4
+FUZZ_SLICE ?=
+FUZZ_BASE ?=
 BENCH ?= .
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
@@ -41,13 +55,24 @@ ARGS ?= serve --http 127.0.0.1:8080
 # A release dry run needs a version above every module's: the highest minor + 1.
 RELEASE_CHECK_VERSION ?= $(shell bash scripts/modules.sh --next-minor)
 
-# Prints a section header so that long `make check` logs stay readable.
-banner = printf '\n==> %s\n' "$(1)"
+# Prints a section header so that long `make check` logs stay readable,
+# with the time of day, so that the log shows where the minutes go.
+banner = printf '\n==> %s [%s]\n' "$(1)" "$$(date +%T)"
 
 .PHONY: help
 help: ## List the targets.
 	@awk 'BEGIN { FS = ":.*## " } /^[a-zA-Z_-]+:.*## / { printf "  %-20s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 	@printf '\nModules (versions.yaml): %s\n' "$(MODULES)"
+	@printf '\nKnobs (make VAR=value target):\n'
+	@printf '  %-20s %s\n' \
+	  'MODULES=dir...' 'narrow test-modules and lint to these modules' \
+	  'FUZZ_ALL=1' 'fuzz-smoke fuzzes every target (as fuzz-all)' \
+	  'FUZZ_SLICES=4' 'fuzz-smoke cuts the targets into this many slices, one a day' \
+	  'FUZZ_SLICE=K' 'fuzz-smoke fuzzes slice K (0..FUZZ_SLICES-1) instead of the date'"'"'s' \
+	  'FUZZ_BASE=ref' 'what fuzz-smoke compares with for changed packages (origin/main, else main; none)' \
+	  'FUZZTIME=3s' 'fuzzing time per target' \
+	  'FUZZMINIMIZE=20x' 'minimisation budget per new input' \
+	  'BENCH BENCHTIME BENCHCOUNT' 'what bench runs'
 
 .PHONY: check
 check: ## The full gate (README's test command; CI runs it).
@@ -113,11 +138,12 @@ conformance-update: e2e-deps ## Rewrite the conformance baseline from a run (the
 
 # The tests of toolruntime/wasm compile the runner with wazero into a
 # compilation cache under the user's cache directory (see its
-# main_test.go): about 2 minutes under the race detector, 15 s without.
-# A run of the package without it, and without tests, fills the cache that
-# the race tests then read. The runner is built differently in the
-# workspace and alone (its build information differs), so each target
-# fills the cache of its own build.
+# main_test.go): about 2.5 minutes under the race detector, 25 s without,
+# and 3 to 10 s to load once compiled. A run of the package without it,
+# and without tests, fills the cache that the race tests then read. The
+# cache finds the runner by the hash of its bytes, and the tests build the
+# runner the same way in the workspace and alone, in any clone, so the
+# first of these runs on a machine compiles it and the others load it.
 .PHONY: test
 test: e2e-deps ## Race tests of every module in one run, in the workspace (shuffled order).
 	@$(call banner,go test -race -shuffle=on work)
@@ -218,15 +244,10 @@ deps-check: ## A program importing only toolrun gets none of the integrations' d
 	@bash scripts/deps-check.sh
 
 .PHONY: test-scripts
-test-scripts: ## Tests of scripts/*.sh (+ shellcheck when it is installed).
-	@$(call banner,scripts/modules_test.sh)
-	@bash scripts/modules_test.sh
-	@$(call banner,scripts/workspace-check_test.sh)
-	@bash scripts/workspace-check_test.sh
-	@$(call banner,scripts/dag-check_test.sh)
-	@bash scripts/dag-check_test.sh
-	@$(call banner,scripts/deps-check_test.sh)
-	@bash scripts/deps-check_test.sh
+test-scripts: ## Every scripts/*_test.sh (release.sh's too) + shellcheck when it is installed.
+	@for t in scripts/*_test.sh; do \
+	  $(call banner,$$t); bash "$$t" || exit 1; \
+	done
 	@if command -v shellcheck >/dev/null; then \
 	  $(call banner,shellcheck); shellcheck -x scripts/*.sh .ci/run && echo "shellcheck: ok"; \
 	else echo "(shellcheck not installed: skipped)"; fi
@@ -240,28 +261,26 @@ bench-smoke: ## Every benchmark once, to prove it runs.
 	@$(call banner,bench-smoke)
 	$(GO) test -run='^$$' -bench=. -benchtime=1x work
 
-# `go test -fuzz` takes one target in one package per run, so list the
-# targets (`go test -list`, which honours build tags) and loop over them.
+# `go test -fuzz` takes one target of one package per run: scripts/fuzz.sh
+# finds the targets in the test files and runs them one by one. The seed
+# corpora already run as tests; this fuzzes a subset (the log says which
+# targets and why), and the scheduled CI workflow runs `make fuzz-all`.
+FUZZ_ENV = GO='$(GO)' FUZZTIME='$(FUZZTIME)' FUZZMINIMIZE='$(FUZZMINIMIZE)' \
+	FUZZ_SLICES='$(FUZZ_SLICES)' FUZZ_SLICE='$(FUZZ_SLICE)' FUZZ_BASE='$(FUZZ_BASE)'
+
 .PHONY: fuzz-smoke
-fuzz-smoke: ## Run every Fuzz target of every module for FUZZTIME each.
+fuzz-smoke: ## Fuzz for FUZZTIME each the targets of changed packages + the date's slice (FUZZ_ALL=1: all).
 	@$(call banner,fuzz-smoke ($(FUZZTIME) per target))
-	@targets=$$($(GO) test -list='^Fuzz' work | \
-	  awk '/^Fuzz/ { names = names " " $$1; next } \
-	       /^ok[ \t]/ { n = split(names, a, " "); for (i = 1; i <= n; i++) print $$2, a[i]; names = "" }') || \
-	  { echo "fuzz-smoke: listing the Fuzz targets failed (does every test package build?)" >&2; exit 1; }; \
-	if [ -z "$$targets" ]; then echo "fuzz-smoke: no Fuzz targets found"; exit 0; fi; \
-	count=0; \
-	while read -r pkg target; do \
-	  count=$$((count + 1)); \
-	  echo "--- $$pkg $$target"; \
-	  if ! out=$$($(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) "$$pkg" 2>&1); then \
-	    echo "$$out"; \
-	    if grep -q 'Failing input written' <<< "$$out" || ! grep -q 'context deadline exceeded' <<< "$$out"; then exit 1; fi; \
-	    echo "(go test -fuzz stopped on its own deadline without a failing input, a known toolchain flake: run again)"; \
-	    $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) "$$pkg"; \
-	  else awk '/execs:/ { last = $$0 } END { if (last != "") print last }' <<< "$$out"; tail -n 1 <<< "$$out"; fi; \
-	done <<< "$$targets"; \
-	echo "fuzz-smoke: $$count target(s) ok"
+	@$(FUZZ_ENV) FUZZ_ALL='$(FUZZ_ALL)' bash scripts/fuzz.sh
+
+.PHONY: fuzz-all
+fuzz-all: ## Fuzz every Fuzz target of every module for FUZZTIME each (the scheduled CI run).
+	@$(call banner,fuzz-all ($(FUZZTIME) per target))
+	@$(FUZZ_ENV) FUZZ_ALL=1 bash scripts/fuzz.sh
+
+.PHONY: fuzz-list
+fuzz-list: ## Print the targets fuzz-smoke would fuzz, and why, without fuzzing.
+	@$(FUZZ_ENV) FUZZ_ALL='$(FUZZ_ALL)' bash scripts/fuzz.sh --list
 
 .PHONY: cover
 cover: e2e-deps ## Coverage of every module into $(COVERPROFILE) (+ .html).
@@ -271,9 +290,7 @@ cover: e2e-deps ## Coverage of every module into $(COVERPROFILE) (+ .html).
 	@$(GO) tool cover -func=$(COVERPROFILE) | tail -n 1
 
 .PHONY: release-check
-release-check: ## The release script's own test, then a dry run of releasing every module.
-	@$(call banner,scripts/release_test.sh)
-	@bash scripts/release_test.sh
+release-check: ## A dry run of releasing every module (test-scripts runs the release script's own test).
 	@$(call banner,scripts/release.sh --all $(RELEASE_CHECK_VERSION) (dry run))
 	@bash scripts/release.sh --allow-dirty --all $(RELEASE_CHECK_VERSION)
 

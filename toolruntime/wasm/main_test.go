@@ -63,10 +63,19 @@ func cacheDir() (string, error) {
 // added, so that one module (the costly part is wazero compiling it)
 // serves the backend's own tests and the conformance suite. Go's build
 // cache makes the build quick after the first time.
+//
+// The compilation cache finds a module by the hash of its bytes, so the
+// build leaves out what would change them without changing the program:
+// the checkout's path (-trimpath), the commit (-buildvcs=false), and the
+// workspace (GOWORK=off: go.work selects newer versions of some of the
+// runner's dependencies than the module does, and other build
+// information, so the runner is built as the module alone builds it). A
+// new clone, a new commit that leaves the runner alone, `make test` and
+// `make test-modules` all then reuse the machine code compiled once.
 func buildRunner(dir string) (string, error) {
 	out := filepath.Join(dir, "toolruntime-runner.wasm")
-	cmd := exec.Command("go", "build", "-o", out, "../toolruntimetest/proberunner")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", out, "../toolruntimetest/proberunner")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("go build the runner for wasip1: %w", err)
