@@ -2,13 +2,10 @@ package toolserver
 
 import (
 	"context"
-	"crypto/subtle"
 	"log/slog"
-	"net/http"
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metatools-go/metatools/errors"
@@ -195,75 +192,6 @@ func (s *Server) Close() {
 	s.unsubscribe()
 	if s.agg != nil {
 		s.agg.stop()
-	}
-}
-
-// HTTPOptions configure the streamable HTTP handler.
-type HTTPOptions struct {
-	// BearerTokens, when not empty, are the tokens a client must present in
-	// an "Authorization: Bearer" header; other requests get 401.
-	BearerTokens []string
-	// Stateless serves every request without a session, so that requests
-	// of one client may reach any of several replicas behind a load
-	// balancer. Server-to-client requests and notifications other than a
-	// call's own progress are then unavailable.
-	Stateless bool
-	// SessionIdleTimeout closes a session that has had no request for
-	// this long; zero means [DefaultSessionIdleTimeout], a negative value
-	// keeps idle sessions until MaxSessions evicts them.
-	SessionIdleTimeout time.Duration
-	// MaxSessions bounds the sessions alive at once: a new session then
-	// closes the one idle the longest, and is refused with 503 when every
-	// session has a request running. Zero means [DefaultMaxSessions], a
-	// negative value no bound.
-	MaxSessions int
-	// BodyReadTimeout bounds the reading of each request body; zero means
-	// [DefaultBodyReadTimeout], a negative value no bound. Responses, which
-	// may stream for as long as a call runs, are not bounded.
-	BodyReadTimeout time.Duration
-	// AllowedOrigins are web origins ("https://app.example.com") whose
-	// pages may call the endpoint from a browser, besides the server's own
-	// origin and loopback ones; requests with another Origin header get
-	// 403.
-	AllowedOrigins []string
-	// OAuth, when set, also accepts OAuth access tokens, and serves only
-	// the meta-tools that their scopes allow (see [OAuthOptions]).
-	OAuth *OAuthOptions
-}
-
-// HTTPHandler returns a streamable HTTP handler serving the MCP endpoint;
-// mount it at "/mcp".
-//
-// The handler bounds what clients may hold: sessions idle longer than
-// SessionIdleTimeout are closed, at most MaxSessions live at once, and a
-// request body must arrive within BodyReadTimeout. Requests from browser
-// pages of other origins are refused.
-func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
-	opts = opts.withDefaults()
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Stateless: opts.Stateless, Logger: s.logger, SessionTimeout: max(opts.SessionIdleTimeout, 0)})
-	if !opts.Stateless && opts.MaxSessions > 0 {
-		h = newSessionLimiter(h, s.mcp, opts.MaxSessions)
-	}
-	if opts.Authenticated() {
-		h = s.requireToken(opts, h)
-	}
-	h = limitBodyRead(h, opts.BodyReadTimeout)
-	return checkOrigin(h, opts.AllowedOrigins)
-}
-
-// staticTokens verifies bearer tokens against a fixed list, in constant
-// time for each.
-func staticTokens(tokens []string) auth.TokenVerifier {
-	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		match := 0
-		for _, t := range tokens {
-			match |= subtle.ConstantTimeCompare([]byte(t), []byte(token))
-		}
-		if match == 0 {
-			return nil, auth.ErrInvalidToken
-		}
-		return &auth.TokenInfo{}, nil
 	}
 }
 

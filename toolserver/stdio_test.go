@@ -2,7 +2,6 @@ package toolserver_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -147,46 +146,5 @@ func TestStdioShutdownTimeoutBoundsTheWait(t *testing.T) {
 		require.NoError(t, err)
 		assert.NoError(t, <-c.done)
 		assert.Equal(t, 5*time.Second, time.Since(start))
-	})
-}
-
-// FuzzStdioLines checks that whatever a client sends, the server's reader
-// hands the SDK only well-formed JSON-RPC lines and answers every other
-// line, without failing.
-func FuzzStdioLines(f *testing.F) {
-	for _, seed := range []string{
-		stdioInitialize + "\n",
-		"garbage\n" + stdioInitialize,
-		"[]\n[{\"jsonrpc\":\"2.0\",\"method\":\"x\"}]\n",
-		`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"p":"` + strings.Repeat("x", 100) + "\"}}\n",
-		"[[[[[[[[[[[[\n\n  \r\n{}",
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, input []byte) {
-		handed, answered, err := toolserver.FilterLines(input, 64)
-		require.NoError(t, err)
-		for line := range bytes.Lines(handed) {
-			require.True(t, bytes.HasSuffix(line, []byte("\n")))
-			line = bytes.TrimSuffix(line, []byte("\n"))
-			require.LessOrEqual(t, len(line), 64)
-			if line[0] == '[' {
-				var batch []json.RawMessage
-				require.NoError(t, json.Unmarshal(line, &batch))
-				require.NotEmpty(t, batch)
-				for _, raw := range batch {
-					_, err := jsonrpc.DecodeMessage(raw)
-					require.NoError(t, err)
-				}
-				continue
-			}
-			_, err := jsonrpc.DecodeMessage(line)
-			require.NoError(t, err, "%q", line)
-		}
-		for line := range bytes.Lines(answered) {
-			var r reply
-			require.NoError(t, json.Unmarshal(line, &r))
-			require.NotNil(t, r.Error)
-		}
 	})
 }

@@ -1,4 +1,4 @@
-package toolserver
+package transport
 
 import (
 	"io"
@@ -14,47 +14,20 @@ import (
 	"github.com/metatools-go/metatools/errors"
 )
 
-// Defaults of [HTTPOptions] left at zero.
-const (
-	// DefaultSessionIdleTimeout closes an HTTP session that has had no
-	// request for this long.
-	DefaultSessionIdleTimeout = 30 * time.Minute
-	// DefaultMaxSessions bounds the HTTP sessions alive at once. A
-	// session holds about 16 KiB, so the default bounds them to about
-	// 16 MiB.
-	DefaultMaxSessions = 1000
-	// DefaultBodyReadTimeout bounds the reading of one request body.
-	DefaultBodyReadTimeout = 30 * time.Second
-)
-
 // sessionIDHeader is the header of the streamable HTTP transport that names
 // a session.
 const sessionIDHeader = "Mcp-Session-Id"
 
-// withDefaults returns o with its zero limits replaced by the defaults.
-func (o HTTPOptions) withDefaults() HTTPOptions {
-	if o.SessionIdleTimeout == 0 {
-		o.SessionIdleTimeout = DefaultSessionIdleTimeout
-	}
-	if o.MaxSessions == 0 {
-		o.MaxSessions = DefaultMaxSessions
-	}
-	if o.BodyReadTimeout == 0 {
-		o.BodyReadTimeout = DefaultBodyReadTimeout
-	}
-	return o
-}
-
-// checkOrigin answers 403 to a request whose Origin header names a web
+// CheckOrigin answers 403 to a request whose Origin header names a web
 // origin other than the server's own, a loopback one or one of allowed, as
 // the streamable HTTP transport requires against DNS rebinding: a page of
 // another site must not reach a server on the user's machine through the
 // user's browser. Requests without an Origin header do not come from a
 // browser page and pass.
-func checkOrigin(h http.Handler, allowed []string) http.Handler {
+func CheckOrigin(h http.Handler, allowed []string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
-		if origin != "" && !originAllowed(origin, r.Host, allowed) {
+		if origin != "" && !OriginAllowed(origin, r.Host, allowed) {
 			http.Error(w, "Forbidden: origin "+origin+" is not allowed", http.StatusForbidden)
 			return
 		}
@@ -62,8 +35,8 @@ func checkOrigin(h http.Handler, allowed []string) http.Handler {
 	})
 }
 
-// originAllowed reports whether origin may reach the server at host.
-func originAllowed(origin, host string, allowed []string) bool {
+// OriginAllowed reports whether origin may reach the server at host.
+func OriginAllowed(origin, host string, allowed []string) bool {
 	for _, a := range allowed {
 		if strings.EqualFold(strings.TrimRight(a, "/"), origin) {
 			return true
@@ -88,14 +61,14 @@ func isLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// limitBodyRead bounds the reading of each request body to d, so that a
+// LimitBodyRead bounds the reading of each request body to d, so that a
 // client that sends headers and then trickles or withholds the body does
 // not hold a connection forever. The deadline is set per request and
 // lifted once the body is read, rather than by http.Server's ReadTimeout or
 // WriteTimeout: those bound the whole exchange, and would cut the
 // server-sent event streams of long calls and of GET requests, which live
 // as long as the client listens.
-func limitBodyRead(h http.Handler, d time.Duration) http.Handler {
+func LimitBodyRead(h http.Handler, d time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if d > 0 && r.Body != nil && r.Body != http.NoBody {
 			rc := http.NewResponseController(w)
@@ -152,7 +125,9 @@ type liveSession struct {
 	lastUsed uint64 // the clock when its last request ended
 }
 
-func newSessionLimiter(next http.Handler, server *mcp.Server, maxSessions int) *sessionLimiter {
+// LimitSessions bounds the sessions of server that next, its streamable
+// HTTP handler, keeps alive at once to maxSessions (see sessionLimiter).
+func LimitSessions(next http.Handler, server *mcp.Server, maxSessions int) http.Handler {
 	return &sessionLimiter{next: next, server: server, max: maxSessions, sessions: map[string]*liveSession{}}
 }
 

@@ -1,4 +1,4 @@
-package toolserver
+package transport
 
 import (
 	"bufio"
@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -18,50 +17,42 @@ import (
 	"github.com/metatools-go/metatools/errors"
 )
 
-// DefaultShutdownTimeout bounds how long [Server.ServeStdio] waits, once
-// the client has closed its input, for running calls to answer.
-const DefaultShutdownTimeout = 10 * time.Second
-
-// MaxStdioLine is the longest line, in bytes, that [Server.ServeStdio]
-// reads; a longer one is answered with a parse error.
-const MaxStdioLine = mcp.DefaultMaxLineLength
-
-// WithShutdownTimeout bounds how long [Server.ServeStdio] waits, once the
-// client has closed its input, for the calls still running to answer; the
-// default is [DefaultShutdownTimeout].
-func WithShutdownTimeout(d time.Duration) Option {
-	return func(s *Server) { s.shutdownTimeout = d }
+// StdioOptions configure [ServeLines].
+type StdioOptions struct {
+	// MaxLine is the longest line read, in bytes; a longer one is
+	// answered with a parse error.
+	MaxLine int
+	// ShutdownTimeout bounds the wait, once the client has closed its
+	// input, for the calls still running to answer.
+	ShutdownTimeout time.Duration
+	// Logger reports the calls abandoned at the end.
+	Logger *slog.Logger
 }
 
-// ServeStdio serves one client over standard input and output until the
+// ServeLines serves one client of server, reading its messages from r
+// and writing the server's to w, one JSON-RPC message per line, until the
 // client closes its input or ctx is done.
 //
-// Each line of input is one JSON-RPC message. A line that is not JSON, is
-// longer than [MaxStdioLine] or nests too deeply is answered with a parse
-// error (-32700), and one that is JSON but no JSON-RPC message with an
-// invalid-request error (-32600), both with a null id; reading goes on
-// with the next line. Once the client closes its input, the calls still
-// running are let finish and answer, for at most the shutdown timeout
-// ([WithShutdownTimeout]).
-func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.serveLines(ctx, os.Stdin, os.Stdout)
-}
-
-// serveLines serves one client reading messages from r and writing them
-// to w, as ServeStdio does.
-func (s *Server) serveLines(ctx context.Context, r io.Reader, w io.Writer) error {
+// A line that is not JSON, is longer than opts.MaxLine or nests too
+// deeply is answered with a parse error (-32700), and one that is JSON
+// but no JSON-RPC message with an invalid-request error (-32600), both
+// with a null id; reading goes on with the next line, where the SDK alone
+// would end the connection. Once the client closes its input, the calls
+// still running are let finish and answer, for at most
+// opts.ShutdownTimeout.
+func ServeLines(ctx context.Context, server *mcp.Server, r io.Reader, w io.Writer, opts StdioOptions) error {
 	out := &stdioWriter{w: w, calls: newRunningCalls()}
 	in := &stdioReader{
 		lines:   bufio.NewReaderSize(r, 64<<10),
-		maxLine: MaxStdioLine,
+		maxLine: opts.MaxLine,
 		source:  r,
 		out:     out,
 		ctx:     ctx,
-		timeout: s.shutdownTimeout,
-		logger:  s.logger,
+		timeout: opts.ShutdownTimeout,
+		logger:  opts.Logger,
 	}
 	// The reader bounds lines itself, so the SDK's own bound is lifted.
-	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1})
+	return server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1})
 }
 
 // runningCalls are the IDs of the client's requests not answered yet.
@@ -240,12 +231,8 @@ func (r *stdioReader) cancelled(params json.RawMessage) {
 
 // drain waits, at the end of the input, for the running calls to answer.
 func (r *stdioReader) drain() {
-	timeout := r.timeout
-	if timeout <= 0 {
-		timeout = DefaultShutdownTimeout
-	}
-	if left := r.out.calls.wait(r.ctx, timeout); left > 0 {
-		r.logger.Warn("input closed; calls still running are abandoned", "calls", left, "shutdownTimeout", timeout)
+	if left := r.out.calls.wait(r.ctx, r.timeout); left > 0 {
+		r.logger.Warn("input closed; calls still running are abandoned", "calls", left, "shutdownTimeout", r.timeout)
 	}
 }
 

@@ -1,0 +1,145 @@
+package toolserver
+
+import (
+	"cmp"
+	"context"
+	"crypto/subtle"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metatools-go/metatools/toolserver/internal/transport"
+)
+
+// DefaultShutdownTimeout bounds how long [Server.ServeStdio] waits, once
+// the client has closed its input, for running calls to answer.
+const DefaultShutdownTimeout = 10 * time.Second
+
+// MaxStdioLine is the longest line, in bytes, that [Server.ServeStdio]
+// reads; a longer one is answered with a parse error.
+const MaxStdioLine = mcp.DefaultMaxLineLength
+
+// WithShutdownTimeout bounds how long [Server.ServeStdio] waits, once the
+// client has closed its input, for the calls still running to answer; the
+// default is [DefaultShutdownTimeout].
+func WithShutdownTimeout(d time.Duration) Option {
+	return func(s *Server) { s.shutdownTimeout = d }
+}
+
+// ServeStdio serves one client over standard input and output until the
+// client closes its input or ctx is done.
+//
+// Each line of input is one JSON-RPC message. A line that is not JSON, is
+// longer than [MaxStdioLine] or nests too deeply is answered with a parse
+// error (-32700), and one that is JSON but no JSON-RPC message with an
+// invalid-request error (-32600), both with a null id; reading goes on
+// with the next line. Once the client closes its input, the calls still
+// running are let finish and answer, for at most the shutdown timeout
+// ([WithShutdownTimeout]).
+func (s *Server) ServeStdio(ctx context.Context) error {
+	return s.serveLines(ctx, os.Stdin, os.Stdout)
+}
+
+// serveLines serves one client reading messages from r and writing them
+// to w, as ServeStdio does.
+func (s *Server) serveLines(ctx context.Context, r io.Reader, w io.Writer) error {
+	timeout := s.shutdownTimeout
+	if timeout <= 0 {
+		timeout = DefaultShutdownTimeout
+	}
+	return transport.ServeLines(ctx, s.mcp, r, w, transport.StdioOptions{MaxLine: MaxStdioLine, ShutdownTimeout: timeout, Logger: s.logger})
+}
+
+// Defaults of [HTTPOptions] left at zero.
+const (
+	// DefaultSessionIdleTimeout closes an HTTP session that has had no
+	// request for this long.
+	DefaultSessionIdleTimeout = 30 * time.Minute
+	// DefaultMaxSessions bounds the HTTP sessions alive at once. A
+	// session holds about 16 KiB, so the default bounds them to about
+	// 16 MiB.
+	DefaultMaxSessions = 1000
+	// DefaultBodyReadTimeout bounds the reading of one request body.
+	DefaultBodyReadTimeout = 30 * time.Second
+)
+
+// HTTPOptions configure the streamable HTTP handler.
+type HTTPOptions struct {
+	// BearerTokens, when not empty, are the tokens a client must present in
+	// an "Authorization: Bearer" header; other requests get 401.
+	BearerTokens []string
+	// Stateless serves every request without a session, so that requests
+	// of one client may reach any of several replicas behind a load
+	// balancer. Server-to-client requests and notifications other than a
+	// call's own progress are then unavailable.
+	Stateless bool
+	// SessionIdleTimeout closes a session that has had no request for
+	// this long; zero means [DefaultSessionIdleTimeout], a negative value
+	// keeps idle sessions until MaxSessions evicts them.
+	SessionIdleTimeout time.Duration
+	// MaxSessions bounds the sessions alive at once: a new session then
+	// closes the one idle the longest, and is refused with 503 when every
+	// session has a request running. Zero means [DefaultMaxSessions], a
+	// negative value no bound.
+	MaxSessions int
+	// BodyReadTimeout bounds the reading of each request body; zero means
+	// [DefaultBodyReadTimeout], a negative value no bound. Responses, which
+	// may stream for as long as a call runs, are not bounded.
+	BodyReadTimeout time.Duration
+	// AllowedOrigins are web origins ("https://app.example.com") whose
+	// pages may call the endpoint from a browser, besides the server's own
+	// origin and loopback ones; requests with another Origin header get
+	// 403.
+	AllowedOrigins []string
+	// OAuth, when set, also accepts OAuth access tokens, and serves only
+	// the meta-tools that their scopes allow (see [OAuthOptions]).
+	OAuth *OAuthOptions
+}
+
+// withDefaults returns o with its zero limits replaced by the defaults.
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	o.SessionIdleTimeout = cmp.Or(o.SessionIdleTimeout, DefaultSessionIdleTimeout)
+	o.MaxSessions = cmp.Or(o.MaxSessions, DefaultMaxSessions)
+	o.BodyReadTimeout = cmp.Or(o.BodyReadTimeout, DefaultBodyReadTimeout)
+	return o
+}
+
+// HTTPHandler returns a streamable HTTP handler serving the MCP endpoint;
+// mount it at "/mcp".
+//
+// The handler bounds what clients may hold: sessions idle longer than
+// SessionIdleTimeout are closed, at most MaxSessions live at once, and a
+// request body must arrive within BodyReadTimeout. Requests from browser
+// pages of other origins are refused.
+func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
+	opts = opts.withDefaults()
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{Stateless: opts.Stateless, Logger: s.logger, SessionTimeout: max(opts.SessionIdleTimeout, 0)})
+	if !opts.Stateless && opts.MaxSessions > 0 {
+		h = transport.LimitSessions(h, s.mcp, opts.MaxSessions)
+	}
+	if opts.Authenticated() {
+		h = s.requireToken(opts, h)
+	}
+	h = transport.LimitBodyRead(h, opts.BodyReadTimeout)
+	return transport.CheckOrigin(h, opts.AllowedOrigins)
+}
+
+// staticTokens verifies bearer tokens against a fixed list, in constant
+// time for each.
+func staticTokens(tokens []string) auth.TokenVerifier {
+	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		match := 0
+		for _, t := range tokens {
+			match |= subtle.ConstantTimeCompare([]byte(t), []byte(token))
+		}
+		if match == 0 {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{}, nil
+	}
+}
