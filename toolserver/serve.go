@@ -3,15 +3,14 @@ package toolserver
 import (
 	"cmp"
 	"context"
-	"crypto/subtle"
 	"io"
 	"net/http"
 	"os"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/metatools-go/metatools/toolserver/internal/oauth"
 	"github.com/metatools-go/metatools/toolserver/internal/transport"
 )
 
@@ -100,6 +99,22 @@ type HTTPOptions struct {
 	OAuth *OAuthOptions
 }
 
+// Authenticated reports whether the options ask clients to authenticate:
+// with a static bearer token or an OAuth access token.
+func (o HTTPOptions) Authenticated() bool {
+	return len(o.BearerTokens) > 0 || o.OAuth != nil
+}
+
+// OAuthOptions make the streamable HTTP handler an OAuth 2.1 resource
+// server, as the MCP authorization specification asks: clients present
+// access tokens that an authorization server issued for this server
+// (JWTs checked against the issuer's keys), and the token's scopes say
+// which meta-tools they may call; tools passed through ([WithPassthrough])
+// and the upstreams' resources and prompts count as run_tool. Its fields
+// and methods (the protected-resource metadata to serve) are documented
+// on the type it names.
+type OAuthOptions = oauth.Options
+
 // withDefaults returns o with its zero limits replaced by the defaults.
 func (o HTTPOptions) withDefaults() HTTPOptions {
 	o.SessionIdleTimeout = cmp.Or(o.SessionIdleTimeout, DefaultSessionIdleTimeout)
@@ -123,23 +138,12 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		h = transport.LimitSessions(h, s.mcp, opts.MaxSessions)
 	}
 	if opts.Authenticated() {
-		h = s.requireToken(opts, h)
+		if opts.OAuth != nil {
+			s.oauthFilter.Do(func() { s.mcp.AddReceivingMiddleware(oauth.EnforceGrants) })
+		}
+		tools := oauth.Tools{Meta: func(name string) bool { return s.metaTools[name] }, Run: ToolRun}
+		h = oauth.NewGuard(opts.BearerTokens, opts.OAuth, tools, s.logger).Handler(h)
 	}
 	h = transport.LimitBodyRead(h, opts.BodyReadTimeout)
 	return transport.CheckOrigin(h, opts.AllowedOrigins)
-}
-
-// staticTokens verifies bearer tokens against a fixed list, in constant
-// time for each.
-func staticTokens(tokens []string) auth.TokenVerifier {
-	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		match := 0
-		for _, t := range tokens {
-			match |= subtle.ConstantTimeCompare([]byte(t), []byte(token))
-		}
-		if match == 0 {
-			return nil, auth.ErrInvalidToken
-		}
-		return &auth.TokenInfo{}, nil
-	}
 }

@@ -1,4 +1,4 @@
-package toolserver
+package oauth
 
 import (
 	"context"

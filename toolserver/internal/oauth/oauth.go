@@ -1,11 +1,13 @@
-package toolserver
+package oauth
 
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -22,10 +24,10 @@ import (
 	"github.com/metatools-go/metatools/toolrun/httpexec"
 )
 
-// OAuthOptions make the streamable HTTP handler an OAuth 2.1 resource
-// server, as the MCP authorization specification asks: clients present
-// access tokens that an authorization server issued for this server, and
-// the token's scopes say which meta-tools they may call.
+// Options make an MCP endpoint an OAuth 2.1 resource server, as the MCP
+// authorization specification asks: clients present access tokens that an
+// authorization server issued for this server, and the token's scopes say
+// which meta-tools they may call.
 //
 // Access tokens must be JWTs signed with one of the issuer's keys, naming
 // the issuer ("iss"), this server ("aud": Audience, or Resource when it is
@@ -34,7 +36,7 @@ import (
 // OpenID metadata (or at JWKSURL); they are cached, and fetched again
 // when a token names a key the cache does not hold, so that the issuer
 // may rotate its keys.
-type OAuthOptions struct {
+type Options struct {
 	// Resource is this server's resource identifier: the absolute URL of
 	// its MCP endpoint, such as "https://mcp.example.com/mcp". The
 	// protected-resource metadata names it, and clients ask the
@@ -50,30 +52,24 @@ type OAuthOptions struct {
 	JWKSURL string
 	// Scopes map each scope to the tools a token with it may call: names
 	// of meta-tools, or "*" for every tool. A token may call the tools of
-	// all its scopes together. Tools passed through from the catalogue
-	// ([WithPassthrough]) count as run_tool: a token that may call
-	// run_tool may call them.
+	// all its scopes together. Tools other than meta-tools (passed
+	// through from the catalogue) count as run_tool: a token that may
+	// call run_tool may call them.
 	Scopes map[string][]string
 	// HTTPClient fetches the issuer's metadata and keys; the default is
 	// [http.DefaultClient].
 	HTTPClient *http.Client
 }
 
-// Authenticated reports whether the options ask clients to authenticate:
-// with a static bearer token or an OAuth access token.
-func (o HTTPOptions) Authenticated() bool {
-	return len(o.BearerTokens) > 0 || o.OAuth != nil
-}
-
 // metadataPath is the well-known path of protected-resource metadata
 // (RFC 9728).
 const metadataPath = "/.well-known/oauth-protected-resource"
 
-// MetadataPaths returns the paths at which [OAuthOptions.MetadataHandler]
+// MetadataPaths returns the paths at which [Options.MetadataHandler]
 // should be mounted on the server's root: the well-known path with the
 // resource's path appended (where RFC 9728 puts it, and where MCP clients
 // look first), and the bare well-known path (where they look next).
-func (o *OAuthOptions) MetadataPaths() []string {
+func (o *Options) MetadataPaths() []string {
 	paths := []string{metadataPath}
 	if u, err := url.Parse(o.Resource); err == nil && strings.Trim(u.Path, "/") != "" {
 		paths = append([]string{metadataPath + "/" + strings.Trim(u.Path, "/")}, paths...)
@@ -83,7 +79,7 @@ func (o *OAuthOptions) MetadataPaths() []string {
 
 // MetadataURL returns the URL of the protected-resource metadata, which
 // 401 and 403 answers name in their WWW-Authenticate header.
-func (o *OAuthOptions) MetadataURL() string {
+func (o *Options) MetadataURL() string {
 	u, err := url.Parse(o.Resource)
 	if err != nil {
 		return ""
@@ -93,7 +89,7 @@ func (o *OAuthOptions) MetadataURL() string {
 
 // Metadata returns the protected-resource metadata (RFC 9728): the
 // resource, its authorization server and the scopes it knows.
-func (o *OAuthOptions) Metadata() *oauthex.ProtectedResourceMetadata {
+func (o *Options) Metadata() *oauthex.ProtectedResourceMetadata {
 	return &oauthex.ProtectedResourceMetadata{
 		Resource:               o.Resource,
 		AuthorizationServers:   []string{o.Issuer},
@@ -103,11 +99,11 @@ func (o *OAuthOptions) Metadata() *oauthex.ProtectedResourceMetadata {
 }
 
 // MetadataHandler serves the protected-resource metadata document.
-func (o *OAuthOptions) MetadataHandler() http.Handler {
+func (o *Options) MetadataHandler() http.Handler {
 	return auth.ProtectedResourceMetadataHandler(o.Metadata())
 }
 
-func (o *OAuthOptions) scopeNames() []string {
+func (o *Options) scopeNames() []string {
 	names := make([]string, 0, len(o.Scopes))
 	for s := range o.Scopes {
 		names = append(names, s)
@@ -116,34 +112,44 @@ func (o *OAuthOptions) scopeNames() []string {
 	return names
 }
 
-// grant is the set of tools a token may call.
-type grant struct {
-	all   bool
-	tools map[string]bool
+// Tools say whose scope covers what a request reaches.
+type Tools struct {
+	// Meta reports whether a tool is a meta-tool, which scopes name as
+	// it is.
+	Meta func(tool string) bool
+	// Run is the meta-tool whose scope covers every other tool (those
+	// passed through from the catalogue, which it would run) and the
+	// upstreams' resources, prompts and completions.
+	Run string
 }
 
-// allows reports whether the grant covers the tool a tools/call names;
-// a tool other than a meta-tool is a passthrough tool, run as run_tool
-// runs tools.
-func (g *grant) allows(s *Server, tool string) bool {
+// grant is the set of tools a token may call.
+type grant struct {
+	tools Tools
+	all   bool
+	names map[string]bool
+}
+
+// allows reports whether the grant covers the tool a tools/call names.
+func (g *grant) allows(tool string) bool {
 	if g.all {
 		return true
 	}
-	if !s.metaTools[tool] {
-		tool = ToolRun
+	if !g.tools.Meta(tool) {
+		tool = g.tools.Run
 	}
-	return g.tools[tool]
+	return g.names[tool]
 }
 
 // grantOf returns the tools that scopes give.
-func (o *OAuthOptions) grantOf(scopes []string) *grant {
-	g := &grant{tools: map[string]bool{}}
+func (o *Options) grantOf(tools Tools, scopes []string) *grant {
+	g := &grant{tools: tools, names: map[string]bool{}}
 	for _, scope := range scopes {
 		for _, tool := range o.Scopes[scope] {
 			if tool == "*" {
 				g.all = true
 			}
-			g.tools[tool] = true
+			g.names[tool] = true
 		}
 	}
 	return g
@@ -151,10 +157,10 @@ func (o *OAuthOptions) grantOf(scopes []string) *grant {
 
 // scopesFor returns the scopes that would let a token call tool, for the
 // scope parameter of an insufficient_scope answer.
-func (o *OAuthOptions) scopesFor(s *Server, tool string) []string {
+func (o *Options) scopesFor(tools Tools, tool string) []string {
 	var scopes []string
 	for _, scope := range o.scopeNames() {
-		if o.grantOf([]string{scope}).allows(s, tool) {
+		if o.grantOf(tools, []string{scope}).allows(tool) {
 			scopes = append(scopes, scope)
 		}
 	}
@@ -167,7 +173,8 @@ const grantKey = "dev.metatools/grant"
 // jwtVerifier checks access tokens against the issuer's keys, which it
 // discovers on first use.
 type jwtVerifier struct {
-	opts *OAuthOptions
+	opts  *Options
+	tools Tools
 
 	mu       sync.Mutex
 	verifier *oidc.IDTokenVerifier
@@ -303,48 +310,72 @@ func (v *jwtVerifier) verify(ctx context.Context, token string) (*auth.TokenInfo
 	scopes := claims.scopes()
 	return &auth.TokenInfo{
 		Scopes: scopes, Expiration: parsed.Expiry, UserID: parsed.Subject,
-		Extra: map[string]any{grantKey: v.opts.grantOf(scopes)},
+		Extra: map[string]any{grantKey: v.opts.grantOf(v.tools, scopes)},
 	}, nil
 }
 
-// verifiedToken carries a token's information from requireToken to the
+// verifiedToken carries a token's information from [Guard.Handler] to the
 // SDK's middleware, which puts it where MCP handlers find it.
 type verifiedToken struct{}
 
-// requireToken answers requests without a valid token with 401, and
+// Guard authenticates the requests of an MCP endpoint: with static bearer
+// tokens, and with OAuth access tokens when it has [Options].
+type Guard struct {
+	bearer      []string
+	opts        *Options // nil: static tokens only
+	tools       Tools
+	jwts        *jwtVerifier
+	metadataURL string
+	logger      *slog.Logger
+}
+
+// NewGuard returns a guard accepting the static bearer tokens and, when
+// opts is not nil, the access tokens opts describe, whose scopes cover
+// tools as tools say.
+func NewGuard(bearer []string, opts *Options, tools Tools, logger *slog.Logger) *Guard {
+	g := &Guard{bearer: bearer, opts: opts, tools: tools, logger: logger}
+	if opts != nil {
+		g.jwts = &jwtVerifier{opts: opts, tools: tools}
+		g.metadataURL = opts.MetadataURL()
+	}
+	return g
+}
+
+// verify returns what a token grants, or an error wrapping
+// auth.ErrInvalidToken when it is none of the accepted ones.
+func (g *Guard) verify(ctx context.Context, token string) (*auth.TokenInfo, error) {
+	if len(g.bearer) > 0 {
+		if info, err := staticTokens(g.bearer)(ctx, token, nil); err == nil {
+			return info, nil
+		}
+	}
+	if g.jwts == nil {
+		return nil, auth.ErrInvalidToken
+	}
+	return g.jwts.verify(ctx, token)
+}
+
+// challenge sets the WWW-Authenticate header that leads a client to the
+// protected-resource metadata.
+func (g *Guard) challenge(w http.ResponseWriter, params ...string) {
+	if g.metadataURL != "" {
+		params = append([]string{fmt.Sprintf("resource_metadata=%q", g.metadataURL)}, params...)
+	}
+	value := "Bearer"
+	if len(params) > 0 {
+		value += " " + strings.Join(params, ", ")
+	}
+	w.Header().Set("WWW-Authenticate", value)
+}
+
+// Handler answers requests without a valid token with 401, and
 // tools/call requests for a tool the token's scopes do not cover with
 // 403 insufficient_scope, each with the WWW-Authenticate challenge that
-// leads a client to the protected-resource metadata.
-func (s *Server) requireToken(opts HTTPOptions, next http.Handler) http.Handler {
-	var jwts *jwtVerifier
-	metadataURL := ""
-	if opts.OAuth != nil {
-		jwts = &jwtVerifier{opts: opts.OAuth}
-		metadataURL = opts.OAuth.MetadataURL()
-		s.oauthFilter.Do(func() { s.mcp.AddReceivingMiddleware(s.enforceGrant) })
-	}
-	verifyToken := func(ctx context.Context, token string) (*auth.TokenInfo, error) {
-		if len(opts.BearerTokens) > 0 {
-			if info, err := staticTokens(opts.BearerTokens)(ctx, token, nil); err == nil {
-				return info, nil
-			}
-		}
-		if jwts == nil {
-			return nil, auth.ErrInvalidToken
-		}
-		return jwts.verify(ctx, token)
-	}
-	challenge := func(w http.ResponseWriter, params ...string) {
-		if metadataURL != "" {
-			params = append([]string{fmt.Sprintf("resource_metadata=%q", metadataURL)}, params...)
-		}
-		value := "Bearer"
-		if len(params) > 0 {
-			value += " " + strings.Join(params, ", ")
-		}
-		w.Header().Set("WWW-Authenticate", value)
-	}
-	// The SDK's middleware stores the information requireToken found, so
+// leads a client to the protected-resource metadata. The MCP server
+// behind next must also hold requests to the token's scopes with
+// [EnforceGrants], for the requests that reach it another way.
+func (g *Guard) Handler(next http.Handler) http.Handler {
+	// The SDK's middleware stores the information the guard found, so
 	// that the streamable handler binds sessions to the token's subject
 	// and handlers see the token.
 	inner := auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
@@ -357,22 +388,22 @@ func (s *Server) requireToken(opts HTTPOptions, next http.Handler) http.Handler 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fields := strings.Fields(r.Header.Get("Authorization"))
 		if len(fields) != 2 || !strings.EqualFold(fields[0], "bearer") {
-			challenge(w)
+			g.challenge(w)
 			http.Error(w, "missing bearer token", http.StatusUnauthorized)
 			return
 		}
-		info, err := verifyToken(r.Context(), fields[1])
+		info, err := g.verify(r.Context(), fields[1])
 		switch {
 		case errors.Is(err, auth.ErrInvalidToken):
-			challenge(w, `error="invalid_token"`, `error_description="the access token is invalid or expired"`)
+			g.challenge(w, `error="invalid_token"`, `error_description="the access token is invalid or expired"`)
 			http.Error(w, "invalid bearer token", http.StatusUnauthorized)
 			return
 		case err != nil:
-			s.logger.Warn("bearer token not verified", "error", err)
+			g.logger.Warn("bearer token not verified", "error", err)
 			http.Error(w, "cannot verify the bearer token now", http.StatusServiceUnavailable)
 			return
 		}
-		if g, ok := info.Extra[grantKey].(*grant); ok && r.Method == http.MethodPost {
+		if gr, ok := info.Extra[grantKey].(*grant); ok && r.Method == http.MethodPost {
 			body, err := io.ReadAll(r.Body)
 			if err != nil {
 				http.Error(w, "cannot read the request body", http.StatusBadRequest)
@@ -380,13 +411,13 @@ func (s *Server) requireToken(opts HTTPOptions, next http.Handler) http.Handler 
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			for _, tool := range calledTools(body) {
-				if !g.allows(s, tool) {
+				if !gr.allows(tool) {
 					params := []string{`error="insufficient_scope"`}
-					if scopes := opts.OAuth.scopesFor(s, tool); len(scopes) > 0 {
+					if scopes := g.opts.scopesFor(g.tools, tool); len(scopes) > 0 {
 						params = append(params, fmt.Sprintf("scope=%q", strings.Join(scopes, " ")))
 					}
 					params = append(params, fmt.Sprintf("error_description=%q", "the token's scopes do not allow "+tool))
-					challenge(w, params...)
+					g.challenge(w, params...)
 					http.Error(w, "insufficient scope for "+tool, http.StatusForbidden)
 					return
 				}
@@ -394,6 +425,21 @@ func (s *Server) requireToken(opts HTTPOptions, next http.Handler) http.Handler 
 		}
 		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), verifiedToken{}, info)))
 	})
+}
+
+// staticTokens verifies bearer tokens against a fixed list, in constant
+// time for each.
+func staticTokens(tokens []string) auth.TokenVerifier {
+	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		match := 0
+		for _, t := range tokens {
+			match |= subtle.ConstantTimeCompare([]byte(t), []byte(token))
+		}
+		if match == 0 {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{}, nil
+	}
 }
 
 // calledTools returns the names of the tools that the tools/call requests
@@ -428,11 +474,12 @@ func calledTools(body []byte) []string {
 	return tools
 }
 
-// enforceGrant lists only the tools a token's grant covers, and refuses
-// calls of the others: the same rule as requireToken's, for every way a
-// request may reach the server. The upstreams' resources, prompts and
-// completions need the grant of run_tool (see upstreamMethod).
-func (s *Server) enforceGrant(next mcp.MethodHandler) mcp.MethodHandler {
+// EnforceGrants is the MCP middleware that lists only the tools the grant
+// of a request's OAuth token covers, and refuses calls of the others: the
+// rule of [Guard.Handler], for every way a request may reach the server.
+// The upstreams' resources, prompts and completions need the grant of
+// [Tools].Run. Requests without an OAuth token pass.
+func EnforceGrants(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		extra := req.GetExtra()
 		if extra == nil || extra.TokenInfo == nil {
@@ -442,10 +489,10 @@ func (s *Server) enforceGrant(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok {
 			return next(ctx, method, req)
 		}
-		if call, isCall := req.(*mcp.CallToolRequest); isCall && !g.allows(s, call.Params.Name) {
+		if call, isCall := req.(*mcp.CallToolRequest); isCall && !g.allows(call.Params.Name) {
 			return nil, errors.Errorf(errors.PermissionDenied, "the token's scopes do not allow %s", call.Params.Name)
 		}
-		if upstreamMethod(method) && !g.allows(s, ToolRun) {
+		if upstreamMethod(method) && !g.allows(g.tools.Run) {
 			// The upstreams' resources, prompts and completions are read
 			// from the upstreams as run_tool runs their tools: they need
 			// its scope. Without it, their lists are empty.
@@ -457,11 +504,11 @@ func (s *Server) enforceGrant(next mcp.MethodHandler) mcp.MethodHandler {
 			case "prompts/list":
 				return &mcp.ListPromptsResult{Prompts: []*mcp.Prompt{}}, nil
 			}
-			return nil, errors.Errorf(errors.PermissionDenied, "the token's scopes do not allow %s: the upstreams' resources and prompts need the scope of %s", method, ToolRun)
+			return nil, errors.Errorf(errors.PermissionDenied, "the token's scopes do not allow %s: the upstreams' resources and prompts need the scope of %s", method, g.tools.Run)
 		}
 		res, err := next(ctx, method, req)
 		if list, isList := res.(*mcp.ListToolsResult); isList && err == nil {
-			list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return !g.allows(s, t.Name) })
+			list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return !g.allows(t.Name) })
 		}
 		return res, err
 	}
