@@ -53,8 +53,7 @@
 // for any number of clients) to the upstream that owns them, and follows
 // the changes upstreams report ([Server.UpstreamChanged],
 // [Server.UpstreamResourceUpdated]). Clashes go to the first upstream
-// configured; a clash of names kept as they are is reported by
-// [Server.Err].
+// configured; a clash of names kept as they are fails [New].
 //
 // The catalog subpackage builds a catalogue from a configuration file
 // (config), with the built-in tools of the builtin subpackage; the

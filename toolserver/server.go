@@ -13,6 +13,7 @@ import (
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolops"
+	"github.com/metatools-go/metatools/toolserver/internal/forward"
 )
 
 // Server is an MCP server that puts a whole tool catalogue behind a few
@@ -49,7 +50,7 @@ type Server struct {
 	upstreamSessions Upstreams
 	upstreams        []Upstream
 	keepNames        map[string]bool
-	agg              *aggregator
+	forward          *forward.Forwarder
 	metaTools        map[string]bool // the meta-tools' names
 	// codeMode configures execute_code (nil: off), run by code.
 	codeMode *CodeMode
@@ -138,16 +139,17 @@ func New(ops *toolops.Service, opts ...Option) (*Server, error) {
 		opt(s)
 	}
 	// An upstream that keeps its names has its tools passed through.
-	for _, u := range s.upstreams {
-		if u.KeepNames && !s.keepNames[u.namespace()] {
-			s.keepNames[u.namespace()] = true
-			s.passthrough = append(s.passthrough, u.namespace()+":*")
-		}
+	for _, ns := range forward.KeptNamespaces(s.upstreams) {
+		s.keepNames[ns] = true
+		s.passthrough = append(s.passthrough, ns+":*")
 	}
 	mcpOpts := &mcp.ServerOptions{Instructions: s.instructions, Logger: s.logger}
 	if s.upstreamSessions != nil && len(s.upstreams) > 0 {
-		s.agg = newAggregator(s)
-		s.agg.serverOptions(mcpOpts)
+		s.forward = forward.New(forward.Config{
+			Sessions: s.upstreamSessions, Upstreams: s.upstreams,
+			Reached: ops.NamespaceReached, Clash: s.clash, Logger: s.logger,
+		})
+		s.forward.ServerOptions(mcpOpts)
 	}
 	s.mcp = mcp.NewServer(s.impl, mcpOpts)
 	s.addMetaTools()
@@ -156,8 +158,8 @@ func New(ops *toolops.Service, opts ...Option) (*Server, error) {
 	if len(s.passthrough) > 0 {
 		s.exposePassthrough(context.Background())
 	}
-	if s.agg != nil {
-		s.agg.start()
+	if s.forward != nil {
+		s.forward.Start(s.mcp)
 	}
 	s.clashMu.Lock()
 	s.building = false
@@ -190,8 +192,8 @@ func (s *Server) MCPServer() *mcp.Server { return s.mcp }
 // not close the index, the runner, the upstreams or open sessions.
 func (s *Server) Close() {
 	s.unsubscribe()
-	if s.agg != nil {
-		s.agg.stop()
+	if s.forward != nil {
+		s.forward.Stop()
 	}
 }
 
@@ -203,7 +205,7 @@ func (s *Server) catalogueChanged(ev toolindex.ChangeEvent) {
 	if len(s.passthrough) > 0 {
 		s.passthroughChanged(context.Background(), ev)
 	}
-	if s.agg != nil {
-		s.agg.catalogueChanged()
+	if s.forward != nil {
+		s.forward.CatalogueChanged()
 	}
 }
