@@ -26,6 +26,7 @@ import (
 	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/catalog"
 	"github.com/metatools-go/metatools/toolserver/config"
+	"github.com/metatools-go/metatools/toolserver/internal/cost"
 	"github.com/metatools-go/metatools/toolserver/internal/spell"
 )
 
@@ -806,23 +807,23 @@ func (e *env) stats(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	cost, err := toolserver.MeasureContextCost(ctx, tools, *query, *limit)
+	measured, err := cost.Measure(ctx, tools, *query, *limit)
 	if err != nil {
 		return err
 	}
 	if c.json {
-		return e.printJSON(cost)
+		return e.printJSON(measured)
 	}
-	row := func(name string, k toolserver.Cost) {
+	row := func(name string, k cost.Cost) {
 		fmt.Fprintf(e.stdout, "  %-34s %9d bytes  ~%7d tokens\n", name, k.Bytes, k.Tokens)
 	}
-	fmt.Fprintf(e.stdout, "Catalogue of %d tools\n", cost.Tools)
-	row("classic tools/list", cost.Classic)
-	row("meta-tools tools/list", cost.MetaList)
-	row(fmt.Sprintf("search_tools (%d results)", *limit), cost.Search)
-	row("describe_tool (schema level)", cost.Describe)
-	row("meta-tool path in all", cost.Meta)
-	fmt.Fprintf(e.stdout, "The meta-tool path costs %.1f%% of the classic listing.\n", 100*cost.Ratio)
+	fmt.Fprintf(e.stdout, "Catalogue of %d tools\n", measured.Tools)
+	row("classic tools/list", measured.Classic)
+	row("meta-tools tools/list", measured.MetaList)
+	row(fmt.Sprintf("search_tools (%d results)", *limit), measured.Search)
+	row("describe_tool (schema level)", measured.Describe)
+	row("meta-tool path in all", measured.Meta)
+	fmt.Fprintf(e.stdout, "The meta-tool path costs %.1f%% of the classic listing.\n", 100*measured.Ratio)
 	return nil
 }
 

@@ -1,10 +1,16 @@
-package toolserver
+// Package cost measures what a catalogue costs an agent's context: its
+// tools listed the classic way, against the meta-tools' path (their
+// listing, one search, one description), through real MCP sessions with
+// the toolserver package's servers. The metatools command's `cost`
+// reports it.
+package cost
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,6 +20,7 @@ import (
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolserver"
 )
 
 // ContextCost compares what a catalogue costs an agent's context when its
@@ -53,13 +60,13 @@ func costOf(v any) (Cost, error) {
 
 func (c Cost) plus(d Cost) Cost { return Cost{Bytes: c.Bytes + d.Bytes, Tokens: c.Tokens + d.Tokens} }
 
-// MeasureContextCost measures the [ContextCost] of a catalogue of tools
+// Measure measures the [ContextCost] of a catalogue of tools
 // through real MCP sessions: a server exposing every tool directly for the
 // classic listing, and a server of meta-tools answering a search for query
 // (limit results, 1 to toolindex.MaxPageSize) and describing the best
 // result. The tools are not run. An empty catalogue, or a limit out of
 // range, is an [errors.InvalidArgument] error.
-func MeasureContextCost(ctx context.Context, tools []toolmodel.Tool, query string, limit int) (ContextCost, error) {
+func Measure(ctx context.Context, tools []toolmodel.Tool, query string, limit int) (ContextCost, error) {
 	if len(tools) == 0 {
 		return ContextCost{}, errors.Errorf(errors.InvalidArgument, "no tools to measure")
 	}
@@ -83,29 +90,8 @@ func MeasureContextCost(ctx context.Context, tools []toolmodel.Tool, query strin
 	}
 	out := ContextCost{Tools: len(tools)}
 
-	quiet := WithLogger(slog.New(slog.DiscardHandler))
-	classic, err := New(ops, WithPassthrough("*"), quiet)
-	if err != nil {
-		return out, err
-	}
-	defer classic.Close()
-	listed, err := listAll(ctx, classic)
-	if err != nil {
-		return out, err
-	}
-	// The classic listing is the catalogue's tools alone, without the
-	// meta-tools the server also has.
-	var catalogueTools []*mcp.Tool
-	for _, t := range listed {
-		if !isMetaTool(t.Name) {
-			catalogueTools = append(catalogueTools, t)
-		}
-	}
-	if out.Classic, err = costOf(&mcp.ListToolsResult{Tools: catalogueTools}); err != nil {
-		return out, err
-	}
-
-	meta, err := New(ops, quiet)
+	quiet := toolserver.WithLogger(slog.New(slog.DiscardHandler))
+	meta, err := toolserver.New(ops, quiet)
 	if err != nil {
 		return out, err
 	}
@@ -122,7 +108,25 @@ func MeasureContextCost(ctx context.Context, tools []toolmodel.Tool, query strin
 	if out.MetaList, err = costOf(list); err != nil {
 		return out, err
 	}
-	search, err := session.CallTool(ctx, &mcp.CallToolParams{Name: ToolSearch, Arguments: map[string]any{"query": query, "limit": limit}})
+
+	classic, err := toolserver.New(ops, toolserver.WithPassthrough("*"), quiet)
+	if err != nil {
+		return out, err
+	}
+	defer classic.Close()
+	listed, err := listAll(ctx, classic)
+	if err != nil {
+		return out, err
+	}
+	// The classic listing is the catalogue's tools alone, without the
+	// meta-tools the server also has.
+	catalogueTools := slices.DeleteFunc(listed, func(t *mcp.Tool) bool {
+		return slices.ContainsFunc(list.Tools, func(m *mcp.Tool) bool { return m.Name == t.Name })
+	})
+	if out.Classic, err = costOf(&mcp.ListToolsResult{Tools: catalogueTools}); err != nil {
+		return out, err
+	}
+	search, err := session.CallTool(ctx, &mcp.CallToolParams{Name: toolserver.ToolSearch, Arguments: map[string]any{"query": query, "limit": limit}})
 	if err != nil {
 		return out, err
 	}
@@ -132,12 +136,16 @@ func MeasureContextCost(ctx context.Context, tools []toolmodel.Tool, query strin
 	if out.Search, err = costOf(search); err != nil {
 		return out, err
 	}
-	var found searchOutput
+	var found struct {
+		Tools []struct {
+			ID string `json:"id"`
+		} `json:"tools"`
+	}
 	raw, _ := json.Marshal(search.StructuredContent)
 	if err := json.Unmarshal(raw, &found); err != nil || len(found.Tools) == 0 {
 		return out, fmt.Errorf("search for %q found no tool", query)
 	}
-	describe, err := session.CallTool(ctx, &mcp.CallToolParams{Name: ToolDescribe, Arguments: map[string]any{"id": found.Tools[0].ID, "level": "schema"}})
+	describe, err := session.CallTool(ctx, &mcp.CallToolParams{Name: toolserver.ToolDescribe, Arguments: map[string]any{"id": found.Tools[0].ID, "level": "schema"}})
 	if err != nil {
 		return out, err
 	}
@@ -152,27 +160,19 @@ func MeasureContextCost(ctx context.Context, tools []toolmodel.Tool, query strin
 }
 
 // resultError is the error a meta-tool's error result carries in its
-// _meta (see toolError).
+// _meta (under toolserver.MetaErrorKey).
 func resultError(res *mcp.CallToolResult) error {
 	var w errors.WireError
-	raw, err := json.Marshal(res.Meta[MetaErrorKey])
+	raw, err := json.Marshal(res.Meta[toolserver.MetaErrorKey])
 	if err != nil || json.Unmarshal(raw, &w) != nil || w.Message == "" {
 		return errors.Errorf(errors.Internal, "a meta-tool failed without saying why")
 	}
 	return errors.FromWire(&w)
 }
 
-func isMetaTool(name string) bool {
-	switch name {
-	case ToolSearch, ToolNamespaces, ToolDescribe, ToolExamples, ToolRun, ToolRunChain:
-		return true
-	}
-	return false
-}
-
 // listAll lists every tool of a server through a real client session,
 // following pagination.
-func listAll(ctx context.Context, s *Server) ([]*mcp.Tool, error) {
+func listAll(ctx context.Context, s *toolserver.Server) ([]*mcp.Tool, error) {
 	session, closeSession, err := inMemorySession(ctx, s)
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func listAll(ctx context.Context, s *Server) ([]*mcp.Tool, error) {
 }
 
 // inMemorySession connects a client to s over an in-memory transport.
-func inMemorySession(ctx context.Context, s *Server) (*mcp.ClientSession, func(), error) {
+func inMemorySession(ctx context.Context, s *toolserver.Server) (*mcp.ClientSession, func(), error) {
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.MCPServer().Connect(ctx, st, nil)
 	if err != nil {
