@@ -1,8 +1,7 @@
 // Package cost measures what a catalogue costs an agent's context: its
 // tools listed the classic way, against the meta-tools' path (their
 // listing, one search, one description), through real MCP sessions with
-// the toolserver package's servers. The metatools command's `cost`
-// reports it.
+// the toolserver package's servers; `metatools stats` reports it.
 package cost
 
 import (
