@@ -1,6 +1,7 @@
 package toolcode
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -85,21 +86,11 @@ func (l Limits) fields() []limitField {
 
 // withDefaults fills the zero fields from d.
 func (l Limits) withDefaults(d Limits) Limits {
-	if l.ToolCalls == 0 {
-		l.ToolCalls = d.ToolCalls
-	}
-	if l.ChainSteps == 0 {
-		l.ChainSteps = d.ChainSteps
-	}
-	if l.WallTime == 0 {
-		l.WallTime = d.WallTime
-	}
-	if l.OutputBytes == 0 {
-		l.OutputBytes = d.OutputBytes
-	}
-	if l.Concurrency == 0 {
-		l.Concurrency = d.Concurrency
-	}
+	l.ToolCalls = cmp.Or(l.ToolCalls, d.ToolCalls)
+	l.ChainSteps = cmp.Or(l.ChainSteps, d.ChainSteps)
+	l.WallTime = cmp.Or(l.WallTime, d.WallTime)
+	l.OutputBytes = cmp.Or(l.OutputBytes, d.OutputBytes)
+	l.Concurrency = cmp.Or(l.Concurrency, d.Concurrency)
 	return l
 }
 

@@ -1,6 +1,8 @@
 package toolops
 
 import (
+	"cmp"
+
 	"github.com/metatools-go/metatools/errors"
 )
 
@@ -41,15 +43,9 @@ func (l Limits) Validate() error {
 
 // withDefaults returns l with its zero fields set from [DefaultLimits].
 func (l Limits) withDefaults() Limits {
-	if l.SearchResults == 0 {
-		l.SearchResults = DefaultLimits.SearchResults
-	}
-	if l.ChainSteps == 0 {
-		l.ChainSteps = DefaultLimits.ChainSteps
-	}
-	if l.AnswerBytes == 0 {
-		l.AnswerBytes = DefaultLimits.AnswerBytes
-	}
+	l.SearchResults = cmp.Or(l.SearchResults, DefaultLimits.SearchResults)
+	l.ChainSteps = cmp.Or(l.ChainSteps, DefaultLimits.ChainSteps)
+	l.AnswerBytes = cmp.Or(l.AnswerBytes, DefaultLimits.AnswerBytes)
 	return l
 }
 

@@ -1,6 +1,7 @@
 package toolruntime
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -76,18 +77,10 @@ func (l Limits) Validate() error {
 
 // withDefaults fills the zero fields from d.
 func (l Limits) withDefaults(d Limits) Limits {
-	if l.CPUTime == 0 {
-		l.CPUTime = d.CPUTime
-	}
-	if l.Memory == 0 {
-		l.Memory = d.Memory
-	}
-	if l.Processes == 0 {
-		l.Processes = d.Processes
-	}
-	if l.FileSize == 0 {
-		l.FileSize = d.FileSize
-	}
+	l.CPUTime = cmp.Or(l.CPUTime, d.CPUTime)
+	l.Memory = cmp.Or(l.Memory, d.Memory)
+	l.Processes = cmp.Or(l.Processes, d.Processes)
+	l.FileSize = cmp.Or(l.FileSize, d.FileSize)
 	return l
 }
 
