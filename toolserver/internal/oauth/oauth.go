@@ -228,7 +228,13 @@ func (v *jwtVerifier) get(ctx context.Context) (*oidc.IDTokenVerifier, error) {
 	if audience == "" {
 		audience = v.opts.Resource
 	}
-	v.verifier = oidc.NewVerifier(v.opts.Issuer, keys, &oidc.Config{ClientID: audience})
+	algs := make([]string, len(signingAlgorithms))
+	for i, alg := range signingAlgorithms {
+		algs[i] = string(alg)
+	}
+	// The verifier accepts RS256 alone unless told otherwise; the key set
+	// has checked the signature with any of the algorithms already.
+	v.verifier = oidc.NewVerifier(v.opts.Issuer, keys, &oidc.Config{ClientID: audience, SupportedSigningAlgs: algs})
 	return v.verifier, nil
 }
 

@@ -1,9 +1,18 @@
 package oauth
 
 import (
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
+	"time"
 
+	"github.com/go-jose/go-jose/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -73,4 +82,57 @@ func FuzzTokenScopes(f *testing.F) {
 			assert.NotEmpty(t, s)
 		}
 	})
+}
+
+// TestVerifyAcceptsEveryAsymmetricAlgorithm verifies access tokens signed
+// with an RSA, an ECDSA and an Ed25519 key of the issuer: the grant of
+// each is its scope's.
+func TestVerifyAcceptsEveryAsymmetricAlgorithm(t *testing.T) {
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	ecKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	_, edKey, err := ed25519.GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	keys := []struct {
+		alg     jose.SignatureAlgorithm
+		private any
+		public  any
+	}{
+		{jose.RS256, rsaKey, &rsaKey.PublicKey},
+		{jose.ES256, ecKey, &ecKey.PublicKey},
+		{jose.EdDSA, edKey, edKey.Public()},
+	}
+	var set jose.JSONWebKeySet
+	for _, k := range keys {
+		set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.public, KeyID: string(k.alg), Algorithm: string(k.alg), Use: "sig"})
+	}
+	issuer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(set)
+	}))
+	defer issuer.Close()
+	opts := &Options{Resource: "https://mcp.example.com/mcp", Issuer: issuer.URL, JWKSURL: issuer.URL,
+		Scopes: map[string][]string{"search": {"search_tools"}}}
+	v := &jwtVerifier{opts: opts, tools: Tools{Meta: func(string) bool { return true }, Run: "run_tool"}}
+
+	for _, k := range keys {
+		t.Run(string(k.alg), func(t *testing.T) {
+			signer, err := jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: k.private}, (&jose.SignerOptions{}).WithHeader("kid", string(k.alg)))
+			require.NoError(t, err)
+			claims, err := json.Marshal(map[string]any{"iss": issuer.URL, "aud": opts.Resource, "sub": "c", "scope": "search",
+				"exp": time.Now().Add(time.Hour).Unix()})
+			require.NoError(t, err)
+			signed, err := signer.Sign(claims)
+			require.NoError(t, err)
+			token, err := signed.CompactSerialize()
+			require.NoError(t, err)
+
+			info, err := v.verify(t.Context(), token)
+			require.NoError(t, err)
+			assert.Equal(t, []string{"search"}, info.Scopes)
+			g := info.Extra[grantKey].(*grant)
+			assert.True(t, g.allows("search_tools"))
+			assert.False(t, g.allows("run_tool"))
+		})
+	}
 }
