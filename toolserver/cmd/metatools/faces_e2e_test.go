@@ -1,15 +1,24 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/go-jose/go-jose/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -24,7 +33,11 @@ import (
 //
 // The catalogue is the built-in tools under a policy that denies the
 // namespace math and the tool text:hash, with text:* passed through, code
-// mode on, and an MCP upstream, "down", that cannot start.
+// mode on, an MCP upstream, "down", that cannot start, and two that offer
+// a tool, a resource, a resource template and a prompt each: "docs",
+// allowed, and "secret", denied. Over HTTP the table is asked again with
+// an OAuth access token whose scope allows every tool, and a token that
+// may only search is checked to reach nothing else.
 
 // faceCase is one question, as each face asks it; an empty field means
 // the face has no way to ask it.
@@ -43,9 +56,12 @@ type faceCase struct {
 }
 
 type mcpCall struct {
-	Name string         `json:"name"`
-	Tool string         `json:"tool"`
-	Args map[string]any `json:"args"`
+	Name string `json:"name"`
+	Tool string `json:"tool,omitempty"`
+	// Method, instead of Tool, is the client method called with Args
+	// (readResource, getPrompt, complete, listResources...).
+	Method string         `json:"method,omitempty"`
+	Args   map[string]any `json:"args"`
 	// Follow goes on with each answer's nextCursor: the answer is the
 	// tools of every page.
 	Follow bool `json:"follow,omitempty"`
@@ -116,6 +132,31 @@ func facesCases() []faceCase {
 		// tool comes once, and every page but the last is full.
 		faceCase{name: "listing by pages", mcp: &mcpCall{Tool: "search_tools", Args: map[string]any{"query": "", "limit": 3}, Follow: true}},
 	)
+	// The resources, templates, prompts and completions of the upstreams:
+	// the denied upstream's answer as an unknown one's, and its items are
+	// not listed.
+	for _, up := range []struct{ kind, name string }{{"denied", "secret"}, {"unknown", "nope"}} {
+		cases = append(cases,
+			faceCase{name: "read a resource " + up.kind, id: up.name,
+				mcp: &mcpCall{Method: "readResource", Args: map[string]any{"uri": up.name + "://note"}}},
+			faceCase{name: "read through a template " + up.kind, id: up.name,
+				mcp: &mcpCall{Method: "readResource", Args: map[string]any{"uri": up.name + "://notes/7"}}},
+			faceCase{name: "get a prompt " + up.kind, id: up.name,
+				mcp: &mcpCall{Method: "getPrompt", Args: map[string]any{"name": up.name + ".greet", "arguments": map[string]any{"who": "x"}}}},
+			faceCase{name: "complete a prompt " + up.kind, id: up.name,
+				mcp: &mcpCall{Method: "complete", Args: map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": up.name + ".greet"},
+					"argument": map[string]any{"name": "who", "value": ""}}}},
+			faceCase{name: "complete a template " + up.kind, id: up.name,
+				mcp: &mcpCall{Method: "complete", Args: map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": up.name + "://notes/{id}"},
+					"argument": map[string]any{"name": "id", "value": ""}}}},
+		)
+	}
+	cases = append(cases,
+		faceCase{name: "resources", mcp: &mcpCall{Method: "listResources", Args: map[string]any{}}},
+		faceCase{name: "resource templates", mcp: &mcpCall{Method: "listResourceTemplates", Args: map[string]any{}}},
+		faceCase{name: "prompts", mcp: &mcpCall{Method: "listPrompts", Args: map[string]any{}}},
+		faceCase{name: "read a resource allowed", mcp: &mcpCall{Method: "readResource", Args: map[string]any{"uri": "docs://note"}}},
+	)
 	return cases
 }
 
@@ -130,6 +171,26 @@ var sameAnswers = [][]string{
 	{"chain with a step denied", "chain with a step unknown", "chain with a step denied alone"},
 	{"search the namespace denied", "search the namespace unknown"},
 	{"tool function denied", "tool function unknown"},
+}
+
+// sameRefusals are the requests other than tool calls (resources,
+// prompts, completions) that a denied upstream must answer as an unknown
+// one: with the same protocol error.
+var sameRefusals = [][]string{
+	{"read a resource denied", "read a resource unknown"},
+	{"read through a template denied", "read through a template unknown"},
+	{"get a prompt denied", "get a prompt unknown"},
+	{"complete a prompt denied", "complete a prompt unknown"},
+	{"complete a template denied", "complete a template unknown"},
+}
+
+// upstreamLists are what the lists of resources, templates and prompts
+// must hold: the allowed upstream's items, none of the denied one's.
+var upstreamLists = map[string]string{
+	"resources":               `["docs://note"]`,
+	"resource templates":      `["docs://notes/{id}"]`,
+	"prompts":                 `["docs.greet"]`,
+	"read a resource allowed": `["the docs note"]`,
 }
 
 // downAnswers are the cases about an upstream that could not start: its
@@ -149,13 +210,23 @@ func offeredTools(t *testing.T) []string {
 			ids = append(ids, tool.ID)
 		}
 	}
+	// The allowed upstream's tool; the denied upstream's is hidden.
+	ids = append(ids, "docs:note")
+	slices.Sort(ids)
 	return ids
 }
 
-func facesConfig(t *testing.T) string {
+// facesConfig writes the configuration of the table; with an issuer, the
+// HTTP server also takes its access tokens, with the scopes "all" (every
+// tool) and "search" (search_tools alone).
+func facesConfig(t *testing.T, issuer *tokenIssuer) string {
 	t.Helper()
+	modules, err := filepath.Abs(e2eModules)
+	require.NoError(t, err)
+	upstream, err := filepath.Abs(filepath.Join("testdata", "faces", "upstream.mjs"))
+	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "metatools.yaml")
-	cfg := `policy: {deny: ["math:*", "text:hash", "hidden:*"]}
+	cfg := `policy: {deny: ["math:*", "text:hash", "hidden:*", "secret:*"]}
 server: {passthrough: ["text:*", "math:*"]}
 codeMode: {enabled: true}
 mcpServers:
@@ -163,7 +234,23 @@ mcpServers:
     command: ` + filepath.Join(t.TempDir(), "no-such-server") + `
   - name: hidden
     command: ` + filepath.Join(t.TempDir(), "no-such-secret-server") + `
+  - name: secret
+    command: node
+    args: [` + strconv.Quote(upstream) + `, ` + strconv.Quote(modules) + `, secret]
+  - name: docs
+    command: node
+    args: [` + strconv.Quote(upstream) + `, ` + strconv.Quote(modules) + `, docs]
 `
+	if issuer != nil {
+		cfg = strings.Replace(cfg, "server: {passthrough: [\"text:*\", \"math:*\"]}", `server:
+  passthrough: ["text:*", "math:*"]
+  http:
+    oauth:
+      resource: `+facesResource+`
+      issuer: `+issuer.URL+`
+      jwksUri: `+issuer.URL+`/jwks
+      scopes: {all: ["*"], search: [search_tools]}`, 1)
+	}
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
 	return path
 }
@@ -171,7 +258,10 @@ mcpServers:
 // TestEveryFaceAnswersAlike runs the one-catalogue table on every face.
 func TestEveryFaceAnswersAlike(t *testing.T) {
 	cases := facesCases()
-	cfg := facesConfig(t)
+	cfg := facesConfig(t, nil)
+	issuer := newTokenIssuer(t)
+	oauthCfg := facesConfig(t, issuer)
+	oauthEndpoint := serveHTTP(t, nil, "--config", oauthCfg)
 	offered := offeredTools(t)
 	require.Contains(t, offered, "text:case")
 	wantListing, err := json.Marshal(offered)
@@ -182,8 +272,11 @@ func TestEveryFaceAnswersAlike(t *testing.T) {
 	for _, sdk := range []string{"v1", "v2"} {
 		for _, transport := range []string{"stdio", "http"} {
 			face := fmt.Sprintf("MCP %s %s", sdk, transport)
-			faces[face], passthrough[face] = mcpFace(t, sdk, transport, cfg, cases)
+			faces[face], passthrough[face] = mcpFace(t, sdk, transport, cfg, cases, "", nil)
 		}
+		face := fmt.Sprintf("MCP %s http, OAuth token of every scope", sdk)
+		faces[face], passthrough[face] = mcpFace(t, sdk, "http", oauthCfg, cases, oauthEndpoint,
+			[]string{"FACES_TOKEN=" + issuer.token(t, "all")})
 	}
 	for _, profile := range []string{"dev", "standard", "hardened"} {
 		faces["code mode "+profile] = codeFace(t, profile, cfg, cases)
@@ -211,6 +304,21 @@ func TestEveryFaceAnswersAlike(t *testing.T) {
 					assert.Equal(t, answers[first].String(), a.String(), "%q answers as %q", name, first)
 				}
 			}
+			for _, group := range sameRefusals {
+				first, ok := answers[group[0]]
+				if !ok {
+					continue
+				}
+				assert.NotEmpty(t, first.Code, "%s is refused: %s", group[0], first)
+				for _, name := range group[1:] {
+					assert.Equal(t, first.String(), answers[name].String(), "%q answers as %q", name, group[0])
+				}
+			}
+			for name, want := range upstreamLists {
+				if a, ok := answers[name]; ok {
+					assert.JSONEq(t, want, a.Value, name)
+				}
+			}
 			for _, name := range downAnswers {
 				if a, ok := answers[name]; ok {
 					assert.Equal(t, errors.NotFound, a.Code, "%s: %s", name, a)
@@ -222,10 +330,10 @@ func TestEveryFaceAnswersAlike(t *testing.T) {
 				}
 			}
 			if a, ok := answers["upstreams"]; ok {
-				assert.JSONEq(t, `["builtin","down"]`, a.Value, "an upstream whose namespace is denied is hidden")
+				assert.JSONEq(t, `["builtin","down","docs"]`, a.Value, "an upstream whose namespace is denied is hidden")
 			}
 			if a, ok := answers["namespaces"]; ok {
-				assert.JSONEq(t, `["json","text","time"]`, a.Value, "a namespace whose every tool is denied is hidden")
+				assert.JSONEq(t, `["docs","json","text","time"]`, a.Value, "a namespace whose every tool is denied is hidden")
 			}
 		})
 	}
@@ -251,6 +359,27 @@ func TestEveryFaceAnswersAlike(t *testing.T) {
 		}
 	}
 
+	// A token that may only search reaches nothing else: no other tool,
+	// no resource, template or prompt of any upstream.
+	t.Run("MCP http, OAuth token of the search scope", func(t *testing.T) {
+		for _, sdk := range []string{"v1", "v2"} {
+			answers, tools := mcpFace(t, sdk, "http", oauthCfg, cases, oauthEndpoint,
+				[]string{"FACES_TOKEN=" + issuer.token(t, "search"), "FACES_NO_WAIT=1"})
+			assert.Equal(t, []string{"search_tools"}, tools, sdk)
+			for _, name := range []string{"resources", "resource templates", "prompts"} {
+				assert.JSONEq(t, `[]`, answers[name].Value, "%s %s", sdk, name)
+			}
+			for _, name := range []string{"read a resource allowed", "get a prompt denied", "complete a prompt unknown"} {
+				assert.Contains(t, answers[name].Message, "the token's scopes do not allow", "%s %s: %s", sdk, name, answers[name])
+			}
+			assert.JSONEq(t, string(wantListing), answers["listing"].Value, sdk)
+			// SDK v1 reports the HTTP status, v2 the scope it would need.
+			refused := answers["run denied"]
+			assert.NotEmpty(t, refused.Code, sdk)
+			assert.Contains(t, strings.ToLower(refused.String()), "scope", "%s: %s", sdk, refused)
+		}
+	})
+
 	for face, tools := range passthrough {
 		assert.Contains(t, tools, "text.case", face)
 		assert.NotContains(t, tools, "text.hash", "%s: a denied tool is not passed through", face)
@@ -269,9 +398,15 @@ func withIDHidden(message, id string) string {
 
 var codePrefix = regexp.MustCompile(`^\[([a-z_]+)\] `)
 
+// sdkPrefix is what the TypeScript SDK v1 puts before the message of a
+// JSON-RPC error.
+var sdkPrefix = regexp.MustCompile(`^MCP error -?\d+: `)
+
 // mcpFace asks the cases of the meta-tools with the TypeScript SDK sdk
-// over transport, and returns the answers and the tools/list names.
-func mcpFace(t *testing.T, sdk, transport, cfg string, cases []faceCase) (map[string]faceAnswer, []string) {
+// over transport, and returns the answers and the tools/list names. Over
+// HTTP it asks endpoint, or a server of its own when endpoint is empty;
+// env is the client's.
+func mcpFace(t *testing.T, sdk, transport, cfg string, cases []faceCase, endpoint string, env []string) (map[string]faceAnswer, []string) {
 	t.Helper()
 	modules, err := filepath.Abs(e2eModules)
 	require.NoError(t, err)
@@ -291,10 +426,14 @@ func mcpFace(t *testing.T, sdk, transport, cfg string, cases []faceCase) (map[st
 	require.NoError(t, os.WriteFile(callsFile, raw, 0o600))
 
 	target := metatoolsBinary(t)
-	if transport == "http" {
+	switch {
+	case endpoint != "":
+		target = endpoint
+	case transport == "http":
 		target = serveHTTP(t, nil, "--config", cfg)
 	}
 	cmd := exec.Command("node", filepath.Join("testdata", "faces", "client.mjs"), modules, sdk, transport, target, cfg, callsFile)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = &testWriter{t: t}
 	out, err := cmd.Output()
 	require.NoError(t, err, "%s %s", sdk, transport)
@@ -304,7 +443,9 @@ func mcpFace(t *testing.T, sdk, transport, cfg string, cases []faceCase) (map[st
 			IsError       bool            `json:"isError"`
 			Text          string          `json:"text"`
 			Structured    json.RawMessage `json:"structured"`
+			Result        json.RawMessage `json:"result"`
 			ProtocolError string          `json:"protocolError"`
+			ProtocolCode  json.RawMessage `json:"protocolCode"`
 		} `json:"answers"`
 	}
 	require.NoError(t, json.Unmarshal(out, &report), string(out))
@@ -314,7 +455,17 @@ func mcpFace(t *testing.T, sdk, transport, cfg string, cases []faceCase) (map[st
 		if !ok {
 			continue
 		}
-		require.Empty(t, got.ProtocolError, c.name)
+		switch {
+		case got.ProtocolError != "":
+			// A request refused as a request: by its JSON-RPC or HTTP code,
+			// and the server's message, without the prefix SDK v1 adds.
+			message := sdkPrefix.ReplaceAllString(got.ProtocolError, "")
+			answers[c.name] = faceAnswer{Code: errors.Code(protocolCode(got.ProtocolCode)), Message: withIDHidden(message, c.id)}
+			continue
+		case c.mcp.Method != "":
+			answers[c.name] = faceAnswer{Value: methodValue(t, c.name, got.Result)}
+			continue
+		}
 		if got.IsError {
 			m := codePrefix.FindStringSubmatch(got.Text)
 			require.NotNil(t, m, "%s: %s", c.name, got.Text)
@@ -324,6 +475,56 @@ func mcpFace(t *testing.T, sdk, transport, cfg string, cases []faceCase) (map[st
 		answers[c.name] = faceAnswer{Value: mcpValue(t, c.name, got.Structured)}
 	}
 	return answers, report.Tools
+}
+
+// protocolCode names the code of a refused request: "jsonrpc -32602" for
+// a JSON-RPC error, "http 403" for an HTTP status.
+func protocolCode(raw json.RawMessage) string {
+	var code int
+	if json.Unmarshal(raw, &code) != nil {
+		return "refused"
+	}
+	if code >= 100 && code < 600 {
+		return fmt.Sprintf("http %d", code)
+	}
+	return fmt.Sprintf("jsonrpc %d", code)
+}
+
+// methodValue is the value of a client method's answer: the URIs, URI
+// templates or names of a list, or the texts of a resource.
+func methodValue(t *testing.T, name string, result json.RawMessage) string {
+	t.Helper()
+	var out struct {
+		Resources []struct {
+			URI string `json:"uri"`
+		} `json:"resources"`
+		ResourceTemplates []struct {
+			URITemplate string `json:"uriTemplate"`
+		} `json:"resourceTemplates"`
+		Prompts []struct {
+			Name string `json:"name"`
+		} `json:"prompts"`
+		Contents []struct {
+			Text string `json:"text"`
+		} `json:"contents"`
+	}
+	require.NoError(t, json.Unmarshal(result, &out), name)
+	values := []string{}
+	for _, r := range out.Resources {
+		values = append(values, r.URI)
+	}
+	for _, r := range out.ResourceTemplates {
+		values = append(values, r.URITemplate)
+	}
+	for _, p := range out.Prompts {
+		values = append(values, p.Name)
+	}
+	for _, c := range out.Contents {
+		values = append(values, c.Text)
+	}
+	raw, err := json.Marshal(values)
+	require.NoError(t, err)
+	return string(raw)
 }
 
 // mcpValue is the value of a meta-tool's answer that the other faces
@@ -460,4 +661,54 @@ func idList(t *testing.T, tools []byte) string {
 	raw, err := json.Marshal(ids)
 	require.NoError(t, err)
 	return string(raw)
+}
+
+// facesResource is the resource identifier of the server that takes OAuth
+// access tokens: the audience its tokens name.
+const facesResource = "http://metatools.test/mcp"
+
+// tokenIssuer is what a resource server sees of an authorization server:
+// an issuer identifier, a key set served over HTTP, and access tokens
+// signed with its key.
+type tokenIssuer struct {
+	*httptest.Server
+	key *ecdsa.PrivateKey
+}
+
+func newTokenIssuer(t *testing.T) *tokenIssuer {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	iss := &tokenIssuer{key: key}
+	keys := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: "faces", Algorithm: string(jose.ES256), Use: "sig"}}}
+	iss.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/jwks" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(keys)
+	}))
+	t.Cleanup(iss.Close)
+	return iss
+}
+
+// token returns an access token for the faces' server with scope, valid
+// for an hour.
+func (iss *tokenIssuer) token(t *testing.T, scope string) string {
+	t.Helper()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: iss.key},
+		(&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", "faces"))
+	require.NoError(t, err)
+	now := time.Now()
+	claims, err := json.Marshal(map[string]any{
+		"iss": iss.URL, "aud": facesResource, "sub": "faces-client", "scope": scope,
+		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
+	})
+	require.NoError(t, err)
+	signed, err := signer.Sign(claims)
+	require.NoError(t, err)
+	token, err := signed.CompactSerialize()
+	require.NoError(t, err)
+	return token
 }
