@@ -74,7 +74,9 @@ type HTTPOptions struct {
 	// Stateless serves every request without a session, so that requests
 	// of one client may reach any of several replicas behind a load
 	// balancer. Server-to-client requests and notifications other than a
-	// call's own progress are then unavailable.
+	// call's own progress are then unavailable to clients of revisions
+	// before 2026-07-28. Clients of 2026-07-28 and later are served
+	// without sessions either way, as their revision asks.
 	Stateless bool
 	// SessionIdleTimeout closes a session that has had no request for
 	// this long; zero means [DefaultSessionIdleTimeout], a negative value
@@ -126,16 +128,27 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 // HTTPHandler returns a streamable HTTP handler serving the MCP endpoint;
 // mount it at "/mcp".
 //
+// Clients of MCP 2026-07-28 and later revisions are served without
+// sessions, each request on its own, and clients of earlier revisions
+// with the sessions they open, side by side on the one endpoint; with
+// Stateless, every client is served without sessions.
+//
 // The handler bounds what clients may hold: sessions idle longer than
 // SessionIdleTimeout are closed, at most MaxSessions live at once, and a
 // request body must arrive within BodyReadTimeout. Requests from browser
 // pages of other origins are refused.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	opts = opts.withDefaults()
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Stateless: opts.Stateless, Logger: s.logger, SessionTimeout: max(opts.SessionIdleTimeout, 0)})
-	if !opts.Stateless && opts.MaxSessions > 0 {
-		h = transport.LimitSessions(h, s.mcp, opts.MaxSessions)
+	server := func(*http.Request) *mcp.Server { return s.mcp }
+	stateless := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Stateless: true, Logger: s.logger})
+	var h http.Handler = stateless
+	if !opts.Stateless {
+		var sessions http.Handler = mcp.NewStreamableHTTPHandler(server,
+			&mcp.StreamableHTTPOptions{Logger: s.logger, SessionTimeout: max(opts.SessionIdleTimeout, 0)})
+		if opts.MaxSessions > 0 {
+			sessions = transport.LimitSessions(sessions, s.mcp, opts.MaxSessions)
+		}
+		h = transport.ByRevision(sessions, stateless)
 	}
 	if opts.Authenticated() {
 		if opts.OAuth != nil {

@@ -269,10 +269,13 @@ func TestEveryFaceAnswersAlike(t *testing.T) {
 
 	faces := map[string]map[string]faceAnswer{}
 	passthrough := map[string][]string{}
-	for _, sdk := range []string{"v1", "v2"} {
+	for _, sdk := range []string{"v1", "v2", "v2-2026-07-28"} {
 		for _, transport := range []string{"stdio", "http"} {
 			face := fmt.Sprintf("MCP %s %s", sdk, transport)
 			faces[face], passthrough[face] = mcpFace(t, sdk, transport, cfg, cases, "", nil)
+		}
+		if sdk == "v2-2026-07-28" {
+			continue
 		}
 		face := fmt.Sprintf("MCP %s http, OAuth token of every scope", sdk)
 		faces[face], passthrough[face] = mcpFace(t, sdk, "http", oauthCfg, cases, oauthEndpoint,
@@ -438,8 +441,9 @@ func mcpFace(t *testing.T, sdk, transport, cfg string, cases []faceCase, endpoin
 	out, err := cmd.Output()
 	require.NoError(t, err, "%s %s", sdk, transport)
 	var report struct {
-		Tools   []string `json:"tools"`
-		Answers map[string]struct {
+		Tools           []string `json:"tools"`
+		ProtocolVersion string   `json:"protocolVersion"`
+		Answers         map[string]struct {
 			IsError       bool            `json:"isError"`
 			Text          string          `json:"text"`
 			Structured    json.RawMessage `json:"structured"`
@@ -449,6 +453,9 @@ func mcpFace(t *testing.T, sdk, transport, cfg string, cases []faceCase, endpoin
 		} `json:"answers"`
 	}
 	require.NoError(t, json.Unmarshal(out, &report), string(out))
+	if pinned, ok := strings.CutPrefix(sdk, "v2-"); ok {
+		require.Equal(t, pinned, report.ProtocolVersion, "the client speaks the revision it is pinned to over %s", transport)
+	}
 	answers := map[string]faceAnswer{}
 	for _, c := range cases {
 		got, ok := report.Answers[c.name]

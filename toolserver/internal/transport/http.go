@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -229,4 +231,73 @@ func (l *sessionLimiter) register(id string) {
 		}
 		l.mu.Unlock()
 	}()
+}
+
+// modernRevision is the first revision of MCP whose requests each carry
+// their protocol version, and need no session.
+const modernRevision = "2026-07-28"
+
+// maxPeek bounds the part of a request body read to tell its revision:
+// the go-sdk refuses larger bodies anyway.
+const maxPeek = mcp.DefaultMaxRequestBodyBytes
+
+// ByRevision serves each request of MCP 2026-07-28 or a later revision
+// with modern, a stateless handler (such requests need no session, so
+// that any replica may answer any of them), and every other request with
+// legacy, which keeps the sessions that earlier revisions begin with
+// initialize. A request is of the later revisions when its
+// MCP-Protocol-Version header names one, or, for a POST outside a
+// session, when its JSON-RPC request names one in its _meta or is
+// server/discover, the probe by which a client learns which revisions the
+// server speaks.
+func ByRevision(legacy, modern http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
+			if v >= modernRevision {
+				modern.ServeHTTP(w, r)
+			} else {
+				legacy.ServeHTTP(w, r)
+			}
+			return
+		}
+		if r.Method != http.MethodPost || r.Header.Get(sessionIDHeader) != "" || r.Body == nil {
+			legacy.ServeHTTP(w, r)
+			return
+		}
+		head, err := io.ReadAll(io.LimitReader(r.Body, maxPeek))
+		if err != nil {
+			http.Error(w, "Bad Request: cannot read the request body", http.StatusBadRequest)
+			return
+		}
+		// The handler reads the body whole: what was peeked, then the rest.
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+		if modernRequest(head) {
+			modern.ServeHTTP(w, r)
+			return
+		}
+		legacy.ServeHTTP(w, r)
+	})
+}
+
+// modernRequest reports whether a JSON-RPC message is a request of a
+// revision that needs no session: server/discover, or a request whose
+// _meta names the revision. A batch is not: later revisions have none.
+func modernRequest(body []byte) bool {
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta map[string]any `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return false
+	}
+	if msg.Method == "server/discover" {
+		return true
+	}
+	v, _ := msg.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
+	return v >= modernRevision
 }

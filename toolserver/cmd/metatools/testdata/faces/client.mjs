@@ -1,7 +1,8 @@
 // Calls metatools' meta-tools with an official TypeScript SDK client and
 // prints what it answered, as JSON. Arguments: the node_modules folder,
 // the SDK ("v1" for @modelcontextprotocol/sdk, "v2" for
-// @modelcontextprotocol/client), the transport ("stdio" or "http"), the
+// @modelcontextprotocol/client, "v2-2026-07-28" for it pinned to the
+// revision 2026-07-28), the transport ("stdio" or "http"), the
 // metatools binary and its configuration (stdio) or the endpoint (http),
 // and a JSON file of calls [{name, tool, args, follow} or {name, method,
 // args}]; a call with follow set goes on with each answer's nextCursor,
@@ -12,7 +13,8 @@
 // them).
 //
 // Prints {tools: [names of tools/list], answers: {name: {isError, text,
-// structured}}}; a method answers {result}, and a call that fails as a
+// structured}}, protocolVersion} (the revision negotiated, as SDK v2
+// reports it); a method answers {result}, and a call that fails as a
 // request (an unknown tool name, a refused method) answers
 // {protocolError: message, protocolCode: code}.
 import { pathToFileURL } from "node:url";
@@ -34,7 +36,8 @@ if (sdkName === "v1") {
   ({ StdioClientTransport } = await load(...dist, "stdio.mjs"));
 }
 
-const client = new Client({ name: `faces-${sdkName}-${transport}`, version: "1.0.0" });
+const pinned = sdkName.startsWith("v2-") ? { versionNegotiation: { mode: { pin: sdkName.slice(3) } } } : {};
+const client = new Client({ name: `faces-${sdkName}-${transport}`, version: "1.0.0" }, pinned);
 await client.connect(
   transport === "stdio"
     ? new StdioClientTransport({ command: target, args: ["serve", "--config", config], stderr: "ignore" })
@@ -79,5 +82,6 @@ for (const call of JSON.parse(readFileSync(callsFile, "utf8"))) {
   }
 }
 const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-console.log(JSON.stringify({ tools, answers }));
+const protocolVersion = client.getNegotiatedProtocolVersion?.() ?? null;
+console.log(JSON.stringify({ tools, answers, protocolVersion }));
 await client.close();
