@@ -2,6 +2,7 @@ package toolserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -274,4 +275,47 @@ func heapInUse() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse
+}
+
+// TestHTTPServesBothRevisions shows one endpoint with sessions answering
+// a 2026-07-28 client without a session, and listing every revision it
+// speaks to server/discover, while a client of an earlier revision gets
+// its session.
+func TestHTTPServesBothRevisions(t *testing.T) {
+	srv := newCatalogue(t).server()
+	t.Cleanup(func() { closeSessions(srv) })
+	h := srv.HTTPHandler(toolserver.HTTPOptions{})
+
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	rec := postMCP(h, "", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}`, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Empty(t, rec.Header().Get("Mcp-Session-Id"), "no session for 2026-07-28")
+	var discover struct {
+		Result struct {
+			SupportedVersions []string `json:"supportedVersions"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal(sseData(t, rec.Body.String()), &discover), rec.Body.String())
+	assert.Contains(t, discover.Result.SupportedVersions, "2026-07-28")
+	assert.Contains(t, discover.Result.SupportedVersions, "2025-11-25")
+
+	rec = postMCP(h, "", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"issue"},`+meta+`}}`, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "search_tools")
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), "github:create_issue", "a 2026-07-28 call is answered without a session")
+
+	assert.Equal(t, 0, liveSessions(srv))
+	initialize(t, h)
+	assert.Equal(t, 1, liveSessions(srv), "a 2025-11-25 client gets its session")
+}
+
+// sseData returns the data of the first event of a server-sent event
+// stream, or the body itself when it is plain JSON.
+func sseData(t *testing.T, body string) []byte {
+	t.Helper()
+	for line := range strings.Lines(body) {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			return []byte(strings.TrimSpace(data))
+		}
+	}
+	return []byte(body)
 }
