@@ -2,8 +2,10 @@ package mcpexec
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -23,9 +25,14 @@ import (
 //
 // When call.OnProgress is set, the request carries a progress token and
 // the server's progress notifications for it reach call.OnProgress, one
-// at a time and in order. A notification that the server sends just
-// before its result may be handled after the result has arrived; it is
-// then dropped, since OnProgress is never called after Execute returns.
+// at a time and in order, all of them before Execute returns: the SDK
+// hands a call its result as soon as it reads it, while it handles
+// notifications on a queue of their own, so Execute waits for the
+// notifications read before the result (for at most [ProgressDrainTimeout]).
+// Over streamable HTTP, where the connection cannot be observed, a
+// notification sent just before the result may still be handled after
+// it, and is then dropped: OnProgress is never called after Execute
+// returns.
 //
 // A session that turns out to be closed before the request left is
 // replaced, and the call sent on a new one. A session that breaks while
@@ -56,8 +63,8 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 		name = call.Tool.Name
 	}
 	var token string
+	var sink *progressSink
 	if call.OnProgress != nil {
-		var sink *progressSink
 		token, sink = m.trackProgress(call.OnProgress)
 		defer m.untrackProgress(token, sink)
 	}
@@ -73,6 +80,9 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 		res, err = sess.CallTool(ctx, params)
 		return err
 	})
+	if token != "" {
+		sink.await(ctx)
+	}
 	if err != nil {
 		return toolrun.Output{}, err
 	}
@@ -106,11 +116,65 @@ func (s *server) redactFailure(out toolrun.Output) toolrun.Output {
 	return out
 }
 
+// ProgressDrainTimeout bounds how long a call that has its result waits
+// for the progress notifications read before it to be handled.
+const ProgressDrainTimeout = time.Second
+
 // progressSink passes a call's progress notifications to its callback
 // until the call returns.
 type progressSink struct {
 	mu sync.Mutex
 	fn func(toolrun.Progress) // nil once the call returned
+
+	// queued counts the notifications read from the server (see
+	// progressConn) and not handled yet; drained, while a call waits, is
+	// closed when it falls to zero.
+	countMu sync.Mutex
+	queued  int
+	drained chan struct{}
+}
+
+// read counts a notification read from the server.
+func (s *progressSink) read() {
+	s.countMu.Lock()
+	s.queued++
+	s.countMu.Unlock()
+}
+
+// handled counts a notification handled.
+func (s *progressSink) handled() {
+	s.countMu.Lock()
+	defer s.countMu.Unlock()
+	if s.queued > 0 {
+		s.queued--
+	}
+	if s.queued == 0 && s.drained != nil {
+		close(s.drained)
+		s.drained = nil
+	}
+}
+
+// await returns once the notifications read so far are handled, ctx is
+// done or ProgressDrainTimeout has passed: a notification that is never
+// handled (its connection closed with it queued) does not hold the call.
+func (s *progressSink) await(ctx context.Context) {
+	s.countMu.Lock()
+	if s.queued == 0 {
+		s.countMu.Unlock()
+		return
+	}
+	if s.drained == nil {
+		s.drained = make(chan struct{})
+	}
+	drained := s.drained
+	s.countMu.Unlock()
+	timer := time.NewTimer(ProgressDrainTimeout)
+	defer timer.Stop()
+	select {
+	case <-drained:
+	case <-ctx.Done():
+	case <-timer.C:
+	}
 }
 
 // trackProgress returns a new progress token and the sink its
@@ -131,6 +195,24 @@ func (m *Manager) untrackProgress(token string, sink *progressSink) {
 	sink.mu.Unlock()
 }
 
+// progressRead counts a progress notification the connection has read,
+// before the SDK queues it for deliverProgress.
+func (m *Manager) progressRead(params json.RawMessage) {
+	var p struct {
+		ProgressToken any `json:"progressToken"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	token, ok := p.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	if v, ok := m.progress.Load(token); ok {
+		v.(*progressSink).read()
+	}
+}
+
 // deliverProgress is the clients' handler of progress notifications.
 func (m *Manager) deliverProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 	if req.Params == nil {
@@ -145,6 +227,7 @@ func (m *Manager) deliverProgress(_ context.Context, req *mcp.ProgressNotificati
 		return
 	}
 	sink := v.(*progressSink)
+	defer sink.handled()
 	// The lock is held while the callback runs, so that untrackProgress
 	// waits for it.
 	sink.mu.Lock()

@@ -295,6 +295,9 @@ func (c *conn) open(ctx context.Context) (*mcp.ClientSession, *process, error) {
 			return nil, nil, errors.New("transport: the configured function returned no transport")
 		}
 	}
+	if _, streamable := t.(*mcp.StreamableClientTransport); !streamable {
+		t = progressTransport{Transport: t, m: s.m}
+	}
 	sess, err := c.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: c.protocolVersion()})
 	if err != nil {
 		return nil, proc, err

@@ -29,7 +29,8 @@ const (
 	Block = "block"
 	// Progress sends {"steps": n} progress notifications ("step i of n"),
 	// then pings the client, so that the client has handled them before
-	// the result arrives, and returns the text "done".
+	// the result arrives, and returns the text "done"; with
+	// {"unordered": true} it does not ping, as most servers do not.
 	Progress = "progress"
 	// Denied answers with a JSON-RPC error of code permission_denied.
 	Denied = "denied"
@@ -89,6 +90,9 @@ func echo(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, err
 func progress(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in struct {
 		Steps int `json:"steps"`
+		// Unordered leaves out the ping that makes the client handle the
+		// notifications before the result, as most servers do.
+		Unordered bool `json:"unordered"`
 	}
 	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
 		return nil, err
@@ -105,8 +109,10 @@ func progress(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResul
 		}
 		// The client handles its messages in order: once it has answered
 		// the ping, it has handled the notifications.
-		if err := req.Session.Ping(ctx, nil); err != nil {
-			return nil, err
+		if !in.Unordered {
+			if err := req.Session.Ping(ctx, nil); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
