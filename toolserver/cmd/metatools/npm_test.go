@@ -64,15 +64,6 @@ func inspectorCommand(t testing.TB) string {
 	return npmFile(t, ".bin", "mcp-inspector")
 }
 
-// conformancePackage returns the folder of the MCP conformance suite's
-// package; its command is dist/index.js in it.
-func conformancePackage(t testing.TB) string {
-	t.Helper()
-	pkg := npmFile(t, "@modelcontextprotocol", "conformance")
-	npmFile(t, "@modelcontextprotocol", "conformance", "dist", "index.js")
-	return pkg
-}
-
 // failureRecorder is a testing.TB that records the messages of a failure;
 // its FailNow stops the caller by panicking with stopped, which
 // failsWith recovers, as a test's FailNow stops its goroutine.

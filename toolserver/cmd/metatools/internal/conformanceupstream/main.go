@@ -31,6 +31,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metatools-go/metatools/toolserver/internal/transport"
 )
 
 func main() {
@@ -54,10 +56,13 @@ func run(ctx context.Context, addr string) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	// The event store lets a client resume a stream that test_reconnection
-	// closes in the middle of its call.
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}))
+	// Clients of 2026-07-28 are served without sessions, the others with
+	// them, as metatools serves both. The event store lets a client resume
+	// a stream that test_reconnection closes in the middle of its call.
+	getServer := func(*http.Request) *mcp.Server { return server }
+	mux.Handle("/mcp", transport.ByRevision(
+		mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}),
+		mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})))
 	fmt.Fprintf(os.Stderr, "serving MCP at http://%s/mcp\n", ln.Addr())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
