@@ -67,6 +67,11 @@ func clientFrom(ctx context.Context) Client {
 	return c
 }
 
+// firstResultInputVersion is the first protocol version whose servers ask
+// their clients for input in a call's result, not by requests of their
+// own.
+const firstResultInputVersion = "2026-07-28"
+
 // capabilitiesOf returns the capabilities a client declared, never nil.
 func capabilitiesOf(c Client) *mcp.ClientCapabilities {
 	if p := c.InitializeParams(); p != nil && p.Capabilities != nil {
@@ -75,9 +80,17 @@ func capabilitiesOf(c Client) *mcp.ClientCapabilities {
 	return &mcp.ClientCapabilities{}
 }
 
-// receivesRequests reports whether a client answers requests a server
-// may send during a call, and so needs a session of its own.
+// receivesRequests reports whether a client can be sent a server's own
+// requests during a call, and so gets a connection of its own: it declared
+// sampling or elicitation, and speaks a protocol before 2026-07-28. From
+// 2026-07-28 on, a server asks for input in a call's result instead, and
+// a client of its own would only cost a connection (a process, for a
+// command server) for each of its calls, which a stateless server sees
+// as clients of their own.
 func receivesRequests(c Client) bool {
+	if p := c.InitializeParams(); p != nil && p.ProtocolVersion >= firstResultInputVersion {
+		return false
+	}
 	caps := capabilitiesOf(c)
 	return caps.Sampling != nil || caps.Elicitation != nil
 }

@@ -112,6 +112,12 @@ type downstream struct {
 // version where servers send their own requests; it answers sampling and
 // elicitation when capable.
 func connectDownstream(t *testing.T, gw *mcp.Server, capable bool) *downstream {
+	return connectDownstreamAt(t, gw, capable, "2025-11-25")
+}
+
+// connectDownstreamAt connects a client of the gateway that asks for
+// protocol version.
+func connectDownstreamAt(t *testing.T, gw *mcp.Server, capable bool, version string) *downstream {
 	d := &downstream{logs: make(chan *mcp.LoggingMessageParams, 10), samples: make(chan *mcp.CreateMessageParams, 10)}
 	opts := &mcp.ClientOptions{
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) { d.logs <- req.Params },
@@ -129,7 +135,7 @@ func connectDownstream(t *testing.T, gw *mcp.Server, capable bool) *downstream {
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := gw.Connect(t.Context(), st, nil)
 	require.NoError(t, err)
-	d.session, err = client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	d.session, err = client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		_ = d.session.Close()
@@ -194,6 +200,25 @@ func TestAClientsSessionSpeaksItsProtocol(t *testing.T) {
 	out, err := m.Execute(t.Context(), mcpCall("up", "capabilities", nil))
 	require.NoError(t, err)
 	assert.Equal(t, "2026-07-28", out.Structured.(map[string]any)["protocolVersion"])
+}
+
+// TestALaterClientSharesTheSession shows that a client of protocol
+// 2026-07-28, which a server cannot send requests of its own, gets no
+// session of its own even when it can answer sampling: its calls go on
+// the shared session, and start no process or connection each.
+func TestALaterClientSharesTheSession(t *testing.T) {
+	up := newUpstream(t)
+	m := newManager(t, mcpexec.WithServer("up", up.inMemory(t)))
+	d := connectDownstreamAt(t, gateway(m), true, "2026-07-28")
+
+	first := d.call(t, "capabilities").StructuredContent.(map[string]any)
+	assert.Equal(t, false, first["sampling"], "the shared session declares no sampling")
+	d.call(t, "capabilities")
+	_, err := m.Execute(t.Context(), mcpCall("up", "capabilities", nil))
+	require.NoError(t, err)
+	shared := <-up.sessions
+	assert.Same(t, shared, <-up.sessions)
+	assert.Same(t, shared, <-up.sessions, "the client's calls are on the shared session")
 }
 
 func TestARequestNoClientCanAnswerFails(t *testing.T) {

@@ -123,7 +123,9 @@
 // the call's result from then on (multi-round-trip requests, which the
 // SDK fulfils through the same forwarding). Clients on protocol
 // 2026-07-28 or later cannot be sent requests outside a call's result,
-// so requests forwarded to them fail with the SDK's error.
+// and get no session of their own: their calls go on the shared session,
+// so that a stateless server, whose every request is a client of its
+// own, does not start a process for each call.
 //
 // # Calls
 //
