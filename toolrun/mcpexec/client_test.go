@@ -2,14 +2,18 @@ package mcpexec_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolrun/mcpexec"
 )
 
@@ -266,4 +270,64 @@ func TestAClientsSessionEndsWithIt(t *testing.T) {
 	other := connectDownstream(t, gw, true)
 	other.call(t, "capabilities")
 	assert.NotEqual(t, own.ID(), (<-up.sessions).ID())
+}
+
+// TestAToolOfferedForACapabilityTheClientLacks calls, for a client that
+// can answer elicitation but not sampling, a tool the server offers only
+// to clients that declare sampling (as server-everything does): the
+// catalogue, listed on the shared session that declares both, has it, the
+// client's own session does not, and the error says why.
+func TestAToolOfferedForACapabilityTheClientLacks(t *testing.T) {
+	object := map[string]any{"type": "object"}
+	// The server offers needs_sampling only to sessions whose client
+	// declared sampling: the others neither list nor call it.
+	srv := mcp.NewServer(&mcp.Implementation{Name: "picky", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "needs_sampling", InputSchema: object}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sampled"}}}, nil
+	})
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ss, ok := req.GetSession().(*mcp.ServerSession)
+			if !ok || ss.InitializeParams() == nil || ss.InitializeParams().Capabilities.Sampling != nil {
+				return next(ctx, method, req)
+			}
+			switch r := req.(type) {
+			case *mcp.CallToolRequest:
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("Tool %s not found", r.Params.Name)}
+			case *mcp.ListToolsRequest:
+				return &mcp.ListToolsResult{Tools: []*mcp.Tool{}}, nil
+			}
+			return next(ctx, method, req)
+		}
+	})
+	cfg := mcpexec.InMemory(srv)
+	m := newManager(t, mcpexec.WithServer("picky", cfg), mcpexec.WithSharedCapabilities(mcp.ClientCapabilities{
+		Sampling: &mcp.SamplingCapabilities{}, Elicitation: &mcp.ElicitationCapabilities{}}))
+
+	out, err := m.Execute(t.Context(), mcpCall("picky", "needs_sampling", nil))
+	require.NoError(t, err, "the shared session has the tool")
+	assert.Equal(t, "sampled", toolrun.OutputText(out))
+
+	gw := mcp.NewServer(&mcp.Implementation{Name: "gateway", Version: "1"}, nil)
+	gw.AddTool(&mcp.Tool{Name: "needs_sampling", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		_, err := m.Execute(mcpexec.WithClient(ctx, req.Session), mcpCall("picky", "needs_sampling", nil))
+		require.Error(t, err)
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(errors.CodeOf(err)) + ": " + err.Error()}}}, nil
+	})
+	client := mcp.NewClient(&mcp.Implementation{Name: "elicits-only", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := gw.Connect(t.Context(), st, nil)
+	require.NoError(t, err)
+	cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
+
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "needs_sampling"})
+	require.NoError(t, err)
+	text := res.Content[0].(*mcp.TextContent).Text
+	assert.Equal(t, `unsupported: (backend mcp:picky): the server offers tool "needs_sampling" only to clients that declare sampling, which the calling client does not (its own session lists no such tool)`, text)
 }

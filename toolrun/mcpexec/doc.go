@@ -126,6 +126,10 @@
 // and get no session of their own: their calls go on the shared session,
 // so that a stateless server, whose every request is a client of its
 // own, does not start a process for each call.
+// A server may offer a tool only to clients that declare a capability
+// (sampling, elicitation); a client whose own session lacks a tool the
+// shared session listed gets an [errors.Unsupported] error that names the
+// capabilities it does not declare, not the server's "tool not found".
 //
 // # Calls
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,7 +85,7 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 		sink.await(ctx)
 	}
 	if err != nil {
-		return toolrun.Output{}, err
+		return toolrun.Output{}, s.explainRefusal(ctx, name, err)
 	}
 	out := toolrun.Output{Content: res.Content, Structured: res.StructuredContent, IsError: res.IsError}
 	if res.IsError {
@@ -93,6 +94,73 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 		out = s.redactFailure(out)
 	}
 	return out, nil
+}
+
+// explainRefusal returns the error of a call the server refused, naming
+// what the calling client lacks when that is why: a server may offer a
+// tool only to clients that declare a capability (sampling, elicitation),
+// and a client with a session of its own declares its own capabilities,
+// not the shared session's, with which the catalogue was listed. When the
+// server refused the call as a request and the client's session lists no
+// such tool, the error is [errors.Unsupported] and names the capabilities;
+// any other error is returned as it is.
+func (s *server) explainRefusal(ctx context.Context, name string, err error) error {
+	caller := clientFrom(ctx)
+	if caller == nil || !receivesRequests(caller) || !refusedAsRequest(err) {
+		return err
+	}
+	missing := missingCapabilities(s.m.opts.shared, capabilitiesOf(caller))
+	if len(missing) == 0 {
+		return err
+	}
+	listed := false
+	lerr := s.do(ctx, nil, func(sess *mcp.ClientSession) error {
+		for tool, err := range sess.Tools(ctx, nil) {
+			if err != nil {
+				return err
+			}
+			if tool.Name == name {
+				listed = true
+				return nil
+			}
+		}
+		return nil
+	})
+	if lerr != nil || listed {
+		return err
+	}
+	e := errors.Errorf(errors.Unsupported,
+		"the server offers tool %q only to clients that declare %s, which the calling client does not (its own session lists no such tool)",
+		name, strings.Join(missing, " and "))
+	e.Backend = identity(s.name)
+	return e
+}
+
+// refusedAsRequest reports whether err is a server's answer to the
+// request (a JSON-RPC error with the code of bad arguments or of an
+// unknown method or name), not a failure to reach the server.
+func refusedAsRequest(err error) bool {
+	switch errors.CodeOf(err) {
+	case errors.InvalidArgument, errors.NotFound:
+		return true
+	}
+	return false
+}
+
+// missingCapabilities names the capabilities of the shared session that
+// a client does not declare.
+func missingCapabilities(shared, client *mcp.ClientCapabilities) []string {
+	if shared == nil {
+		return nil
+	}
+	var missing []string
+	if shared.Sampling != nil && client.Sampling == nil {
+		missing = append(missing, "sampling")
+	}
+	if shared.Elicitation != nil && client.Elicitation == nil {
+		missing = append(missing, "elicitation")
+	}
+	return missing
 }
 
 // redactFailure returns a tool's failure without the server's secrets: its
