@@ -55,14 +55,41 @@ func ServeLines(ctx context.Context, server *mcp.Server, r io.Reader, w io.Write
 	return server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1})
 }
 
-// runningCalls are the IDs of the client's requests not answered yet.
+// runningCalls are the IDs of the client's requests not answered yet, and
+// of those it cancelled, which it expects no answer to.
 type runningCalls struct {
-	mu      sync.Mutex
-	ids     map[any]bool
-	drained chan struct{} // closed when ids empties, while someone waits
+	mu        sync.Mutex
+	ids       map[any]bool
+	cancelled map[any]bool
+	drained   chan struct{} // closed when ids empties, while someone waits
 }
 
-func newRunningCalls() *runningCalls { return &runningCalls{ids: map[any]bool{}} }
+func newRunningCalls() *runningCalls {
+	return &runningCalls{ids: map[any]bool{}, cancelled: map[any]bool{}}
+}
+
+// cancel notes that the client cancelled a request it is waiting for: the
+// end of the input does not wait for it, and its answer is not sent.
+func (c *runningCalls) cancel(id jsonrpc.ID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ids[id.Raw()] {
+		c.cancelled[id.Raw()] = true
+		c.endLocked(id)
+	}
+}
+
+// dropAnswer reports whether the answer to a request is to be dropped,
+// since the client cancelled the request, and forgets the request.
+func (c *runningCalls) dropAnswer(id jsonrpc.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cancelled[id.Raw()] {
+		delete(c.cancelled, id.Raw())
+		return true
+	}
+	return false
+}
 
 func (c *runningCalls) start(id jsonrpc.ID) {
 	c.mu.Lock()
@@ -73,6 +100,10 @@ func (c *runningCalls) start(id jsonrpc.ID) {
 func (c *runningCalls) end(id jsonrpc.ID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.endLocked(id)
+}
+
+func (c *runningCalls) endLocked(id jsonrpc.ID) {
 	delete(c.ids, id.Raw())
 	if len(c.ids) == 0 && c.drained != nil {
 		close(c.drained)
@@ -107,7 +138,9 @@ func (c *runningCalls) wait(ctx context.Context, timeout time.Duration) int {
 
 // stdioWriter writes the server's messages, one per Write as the SDK
 // sends them, and the reader's answers to bad lines, never interleaving
-// them; it notes the calls that have been answered.
+// them; it notes the calls that have been answered, and drops the answers
+// to requests the client cancelled, which MCP says are not to be sent
+// (the SDK sends them).
 type stdioWriter struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -115,10 +148,15 @@ type stdioWriter struct {
 }
 
 func (o *stdioWriter) Write(p []byte) (int, error) {
+	msgs, _, _ := decodeLine(bytes.TrimSpace(p))
+	if len(msgs) == 1 {
+		if resp, ok := msgs[0].(*jsonrpc.Response); ok && o.calls.dropAnswer(resp.ID) {
+			return len(p), nil
+		}
+	}
 	o.mu.Lock()
 	n, err := o.w.Write(p)
 	o.mu.Unlock()
-	msgs, _, _ := decodeLine(bytes.TrimSpace(p))
 	for _, msg := range msgs {
 		if resp, ok := msg.(*jsonrpc.Response); ok {
 			o.calls.end(resp.ID)
@@ -216,7 +254,7 @@ func (r *stdioReader) accept(line []byte) error {
 }
 
 // cancelled stops waiting for a call the client cancelled: it may never
-// be answered.
+// be answered, and an answer is not sent.
 func (r *stdioReader) cancelled(params json.RawMessage) {
 	var p struct {
 		RequestID any `json:"requestId"`
@@ -225,7 +263,7 @@ func (r *stdioReader) cancelled(params json.RawMessage) {
 		return
 	}
 	if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
-		r.out.calls.end(id)
+		r.out.calls.cancel(id)
 	}
 }
 

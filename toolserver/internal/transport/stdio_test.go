@@ -9,8 +9,11 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,4 +71,50 @@ func FuzzStdioLines(f *testing.F) {
 			require.NotNil(t, r.Error)
 		}
 	})
+}
+
+// TestCancelledCallsGetNoAnswer cancels a running call: the client gets no
+// answer to it, as MCP asks of a request's receiver, and the answers to
+// its other requests still come.
+func TestCancelledCallsGetNoAnswer(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	started := make(chan struct{})
+	server.AddTool(&mcp.Tool{Name: "block", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		close(started)
+		<-ctx.Done()
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "cancelled"}}}, nil
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- ServeLines(t.Context(), server, inR, outW, StdioOptions{MaxLine: 1 << 20, ShutdownTimeout: time.Minute, Logger: slog.New(slog.DiscardHandler)})
+		_ = outW.Close()
+	}()
+	out := bufio.NewReader(outR)
+	send := func(line string) {
+		_, err := io.WriteString(inW, line+"\n")
+		require.NoError(t, err)
+	}
+	receiveID := func() string {
+		line, err := out.ReadBytes('\n')
+		require.NoError(t, err)
+		var msg struct{ ID json.RawMessage }
+		require.NoError(t, json.Unmarshal(line, &msg), "%s", line)
+		return string(msg.ID)
+	}
+
+	send(stdioInitialize)
+	assert.Equal(t, "1", receiveID())
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`)
+	<-started
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	assert.Equal(t, "3", receiveID(), "the answer to the cancelled call is not sent")
+	require.NoError(t, inW.Close())
+	require.NoError(t, <-done)
+	rest, err := io.ReadAll(out)
+	require.NoError(t, err)
+	assert.Empty(t, rest, "nothing more is sent, not even the cancelled call's answer")
 }
