@@ -184,8 +184,9 @@ modcache_escape() {
 # modcache_forget MODCACHE PATH VERSION REPO_URL TAG removes module PATH
 # at VERSION (vX.Y.Z), made from the git tag TAG of the repository at
 # REPO_URL, from the module cache MODCACHE: its downloaded files, its
-# extracted tree (read-only, as the go command leaves it), and the tag in
-# the go command's clone of the repository (cache/vcs). It prints
+# extracted tree (read-only, as the go command leaves it), its line in the
+# list of versions, and the tag in the go command's clone of the
+# repository (cache/vcs). It prints
 # "removed" when there was something to remove. The go command downloads
 # a version its cache holds only once, and takes a tag its clone has as
 # it is: a copy made from a tag that was deleted and made again on other
@@ -199,6 +200,13 @@ modcache_forget() {
 			found=true
 		fi
 	done
+	# The versions the go command saw (a file:// proxy reads it).
+	f=$cache/cache/download/$esc/@v/list
+	if [[ -f $f ]] && grep -qx -- "$3" "$f"; then
+		grep -vx -- "$3" "$f" >"$f.tmp" || true
+		mv "$f.tmp" "$f"
+		found=true
+	fi
 	if [[ -d $cache/$esc@$3 ]]; then
 		chmod -R u+w "$cache/$esc@$3"
 		rm -rf "${cache:?}/$esc@$3"

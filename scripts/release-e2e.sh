@@ -35,8 +35,9 @@
 # compiled third-party packages are shared with the other builds). The
 # test versions never exist upstream, and every run tags them on other
 # content: before and after a run, the script removes them from the
-# module cache (scripts/lib.sh: modcache_forget), and a lock keeps two
-# runs on one machine from overlapping.
+# module cache (scripts/lib.sh: modcache_forget), the go command runs
+# with GODEBUG=goindex=0 (its index of a module cache folder would outlive
+# the folder), and a lock keeps two runs on one machine from overlapping.
 #
 # Usage: scripts/release-e2e.sh   (make release-e2e). It prints one line
 # per check and ends with "release-e2e: N passed, M failed"; it exits 1
@@ -60,8 +61,8 @@ prefix=$(vy_prefix "$vfile")
 V1=$(VERSIONS_FILE=$vfile bash "$here/modules.sh" --next-minor)
 IFS=. read -r major minor _ <<<"$V1"
 V2=$major.$((minor + 1)).0
-modules=()
-while read -r m; do modules+=("$m"); done < <(VERSIONS_FILE=$vfile bash "$here/modules.sh")
+modules=() # the released ones, in release order
+while read -r m _; do modules+=("$m"); done < <(vy_modules "$vfile")
 rm -f "$vfile"
 ((${#modules[@]} > 0)) || die "no modules in versions.yaml at $rev"
 
@@ -70,13 +71,25 @@ modcache=$("$GO" env GOMODCACHE)
 goflags=$("$GO" env GOFLAGS)
 repo_url=https://$prefix
 
-# forget_test_versions: the test versions out of the module cache.
+# forget_test_versions: the test versions out of the module cache, and
+# the pseudo-versions of the repository's root path made from the clone's
+# new commits (`go install ...@latest` looks for a module at every prefix
+# of the package path, the root too).
 forget_test_versions() {
-	local m
+	local m h esc
 	for m in "${modules[@]}"; do
 		modcache_forget "$modcache" "$prefix/$m" "v$V1" "$repo_url" "$m/v$V1" >/dev/null
 	done
 	modcache_forget "$modcache" "$prefix/toolsearch" "v$V2" "$repo_url" "toolsearch/v$V2" >/dev/null
+	[[ -d ${clone:-}/.git ]] || return 0
+	esc=$(modcache_escape "$prefix")
+	for h in $(git -C "$clone" rev-list "$rev..main" 2>/dev/null); do
+		rm -f "$modcache/cache/download/$esc/@v/"*-"${h:0:12}".*
+		if [[ -f $modcache/cache/download/$esc/@v/list ]]; then
+			grep -v -- "-${h:0:12}\$" "$modcache/cache/download/$esc/@v/list" >"$tmp/list" || true
+			cat "$tmp/list" >"$modcache/cache/download/$esc/@v/list"
+		fi
+	done
 }
 
 exec 9>"${TMPDIR:-/tmp}/metatools-release-e2e.lock"
@@ -107,7 +120,8 @@ pass() {
 fail() {
 	failed=$((failed + 1))
 	printf 'FAIL %s\n' "$1"
-	[[ -z ${2:-} ]] || printf '%s\n' "$2" | tail -n 30 | sed 's/^/     | /'
+	# The first lines say what went wrong; the rest often repeats it.
+	[[ -z ${2:-} ]] || printf '%s\n' "$2" | awk 'NR <= 12 { print "     | " $0 } END { if (NR > 12) print "     | (" NR - 12 " more lines)" }'
 }
 # try DESC CMD...: runs CMD, output in $out; passes when it succeeds.
 try() {
@@ -153,6 +167,10 @@ git -C "$clone" remote remove origin # nothing can be pushed anywhere
 export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0="url.file://$clone.insteadOf" GIT_CONFIG_VALUE_0=$repo_url
 export GOWORK=off GOTOOLCHAIN=local
 export GOPRIVATE=$prefix GONOPROXY=$prefix GONOSUMDB=$prefix
+# The go command's index of a module of the module cache is kept in the
+# build cache under the module's folder alone, as if its files never
+# changed: the test versions' would outlive the versions (see release.sh).
+export GODEBUG=${GODEBUG:+$GODEBUG,}goindex=0
 flags=-trimpath
 for f in $goflags; do [[ $f == -trimpath ]] || flags="$f $flags"; done
 export GOFLAGS=$flags

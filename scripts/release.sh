@@ -75,7 +75,10 @@
 # module cache never downloads again a version it holds, right after
 # tagging M/vV the script removes M@vV from it: a copy there can only come
 # from a release of vV that was undone and is now made again, maybe on
-# other content, and would give the next modules wrong checksums.
+# other content, and would give the next modules wrong checksums. For the
+# same reason the go command runs with GODEBUG=goindex=0: it keeps an index
+# of each module of the module cache in the build cache, keyed by the
+# module's folder alone, which would describe the files of the old copy.
 #
 # The script refuses (before changing anything) when: the work tree is not
 # clean; V is not greater than M's version in versions.yaml or its highest
@@ -367,6 +370,7 @@ mod_require() { # mod_require MODULE PATH VERSION
 go_tags() {
 	local n=${GIT_CONFIG_COUNT:-0}
 	env GOWORK=off GOPRIVATE="$prefix" GONOPROXY="$prefix" GONOSUMDB="$prefix" \
+		GODEBUG="${GODEBUG:+$GODEBUG,}goindex=0" \
 		GIT_CONFIG_COUNT=$((n + 1)) "GIT_CONFIG_KEY_$n=url.file://$root.insteadOf" "GIT_CONFIG_VALUE_$n=$REPO_URL" \
 		"$GO" "$@"
 }
