@@ -294,6 +294,16 @@ release-check: ## A dry run of releasing every module (test-scripts runs the rel
 	@$(call banner,scripts/release.sh --all $(RELEASE_CHECK_VERSION) (dry run))
 	@bash scripts/release.sh --allow-dirty --all $(RELEASE_CHECK_VERSION)
 
+# Not part of check: about a minute when the build cache has the
+# modules' packages, several when they changed (every commit that touches
+# a module), on two cores. Run it after changing scripts/release.sh;
+# release.yml runs it before each GitHub release. RELEASE_E2E_REV=<commit>
+# releases another commit with its own release.sh.
+.PHONY: release-e2e
+release-e2e: ## Release HEAD in a throw-away clone and install it as users do (go install @V, --version, pinned modules; opt-in, minutes).
+	@$(call banner,scripts/release-e2e.sh)
+	@bash scripts/release-e2e.sh
+
 # Built first, then run with exec, so that the shell leaves and Ctrl-C
 # reaches metatools alone: it stops cleanly and exits 0, and make reports
 # no error. `go run` would hide a long first build behind silence.

@@ -20,7 +20,9 @@
 #      grpc-go, kin-openapi nor bleve;
 #   5. a fresh module pinning toolsearch at V2 and toolindex at V1: the
 #      build list says so, and it builds and runs with -mod=readonly;
-#   6. `go mod verify` in both consumer modules.
+#   6. the program of toolcode/README.md's Example section, as written
+#      there, builds against toolcode@V1 and prints what the README says;
+#   7. `go mod verify` in every consumer module.
 #
 # The go command reaches the clone as it would reach the repository:
 # git's url.file://<clone>.insteadOf rewrites https://<prefix> (set for
@@ -76,7 +78,7 @@ repo_url=https://$prefix
 # new commits (`go install ...@latest` looks for a module at every prefix
 # of the package path, the root too).
 forget_test_versions() {
-	local m h esc
+	local m h esc d
 	for m in "${modules[@]}"; do
 		modcache_forget "$modcache" "$prefix/$m" "v$V1" "$repo_url" "$m/v$V1" >/dev/null
 	done
@@ -85,6 +87,11 @@ forget_test_versions() {
 	esc=$(modcache_escape "$prefix")
 	for h in $(git -C "$clone" rev-list "$rev..main" 2>/dev/null); do
 		rm -f "$modcache/cache/download/$esc/@v/"*-"${h:0:12}".*
+		for d in "$modcache/$esc@"*-"${h:0:12}"; do
+			[[ -d $d ]] || continue
+			chmod -R u+w "$d"
+			rm -rf "$d"
+		done
 		if [[ -f $modcache/cache/download/$esc/@v/list ]]; then
 			grep -v -- "-${h:0:12}\$" "$modcache/cache/download/$esc/@v/list" >"$tmp/list" || true
 			cat "$tmp/list" >"$modcache/cache/download/$esc/@v/list"
@@ -353,6 +360,23 @@ if try "pinned: go get toolsearch@v$V2 toolindex@v$V1" in_dir "$d" "$GO" get "$p
 	try "pinned: go build with -mod=readonly" in_dir "$d" env GOFLAGS="$GOFLAGS -mod=readonly" "$GO" build -o "$tmp/bin/pinned" . &&
 		try "pinned: the program runs" "$tmp/bin/pinned" && expect "pinned: it finds the tool" "demo:create_issue" "$out"
 	try "pinned: go mod verify" in_dir "$d" "$GO" mod verify
+fi
+echo "     ($(elapsed "$t"))"
+
+# ------------------------------------------------------------ 6. a README's program
+t=$SECONDS
+readme=$(git -C "$clone" show "toolcode/v$V1:toolcode/README.md")
+# The first ```go block of its Example section, and the ```text block after it.
+awk '/^## Example/ { on = 1 } on && /^```go$/ { go = 1; next } go && /^```$/ { exit } go { print }' <<<"$readme" |
+	consumer toolcodereadme
+want=$(awk '/^## Example/ { on = 1 } on && /^```text$/ { txt = 1; next } txt && /^```$/ { exit } txt { print }' <<<"$readme")
+d=$tmp/toolcodereadme
+if try "toolcode README: go get toolcode@v$V1" in_dir "$d" "$GO" get "$prefix/toolcode@v$V1" &&
+	try "toolcode README: go mod tidy" in_dir "$d" "$GO" mod tidy; then
+	try "toolcode README: the program builds as written, with -mod=readonly" in_dir "$d" env GOFLAGS="$GOFLAGS -mod=readonly" "$GO" build -o "$tmp/bin/toolcodereadme" . &&
+		try "toolcode README: the program runs" "$tmp/bin/toolcodereadme" &&
+		if [[ -n $want && $out == "$want" ]]; then pass "toolcode README: it prints what the README says"; else fail "toolcode README: it prints what the README says" "got:"$'\n'"$out"$'\n'"README:"$'\n'"$want"; fi
+	try "toolcode README: go mod verify" in_dir "$d" "$GO" mod verify
 fi
 echo "     ($(elapsed "$t"))"
 
