@@ -225,7 +225,7 @@ echo "     ($(elapsed "$t"))"
 t=$SECONDS
 if try "go install $prefix/toolserver/cmd/metatools@v$V1" "$GO" install "$prefix/toolserver/cmd/metatools@v$V1"; then
 	echo "     ($(elapsed "$t"))"
-	try "metatools --version" "$GOBIN/metatools" --version && expect "metatools --version prints v$V1" "metatools v$V1 (" "$out"
+	try "metatools --version" "$GOBIN/metatools" --version && expect "metatools --version prints v$V1: $out" "metatools v$V1 (" "$out"
 	try "metatools version --json" "$GOBIN/metatools" version --json &&
 		expect "metatools version --json says v$V1" "\"version\": \"v$V1\"" "$(tr -d '\n' <<<"$out" | sed 's/"version":[[:space:]]*/"version": /')"
 	try "go version -m metatools" "$GO" version -m "$GOBIN/metatools" &&
@@ -234,11 +234,11 @@ if try "go install $prefix/toolserver/cmd/metatools@v$V1" "$GO" install "$prefix
 fi
 t=$SECONDS
 try "go install $prefix/toolserver/cmd/metatools@latest" "$GO" install "$prefix/toolserver/cmd/metatools@latest" &&
-	try "metatools@latest --version" "$GOBIN/metatools" --version && expect "@latest is v$V1" "metatools v$V1 (" "$out"
+	try "metatools@latest --version" "$GOBIN/metatools" --version && expect "@latest is v$V1: $out" "metatools v$V1 (" "$out"
 echo "     ($(elapsed "$t"))"
 t=$SECONDS
 try "go run $prefix/toolserver/cmd/metatools@v$V1 --version" "$GO" run "$prefix/toolserver/cmd/metatools@v$V1" --version &&
-	expect "go run ...@v$V1 prints v$V1" "metatools v$V1 (" "$out"
+	expect "go run ...@v$V1 prints v$V1: $out" "metatools v$V1 (" "$out"
 echo "     ($(elapsed "$t"))"
 t=$SECONDS
 try "go install $prefix/toolruntime/cmd/toolruntime-runner@v$V1" "$GO" install "$prefix/toolruntime/cmd/toolruntime-runner@v$V1"
