@@ -166,3 +166,59 @@ semver_cmp() {
 is_semver() {
 	[[ $1 =~ ^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$ ]]
 }
+
+# modcache_escape PATH prints PATH as the module cache spells it: each
+# upper-case letter becomes "!" and its lower-case form
+# (github.com/BurntSushi -> github.com/!burnt!sushi).
+modcache_escape() {
+	awk -v p="$1" 'BEGIN {
+		out = ""
+		for (i = 1; i <= length(p); i++) {
+			c = substr(p, i, 1)
+			out = out (c ~ /[A-Z]/ ? "!" tolower(c) : c)
+		}
+		print out
+	}'
+}
+
+# modcache_forget MODCACHE PATH VERSION REPO_URL TAG removes module PATH
+# at VERSION (vX.Y.Z), made from the git tag TAG of the repository at
+# REPO_URL, from the module cache MODCACHE: its downloaded files, its
+# extracted tree (read-only, as the go command leaves it), its line in the
+# list of versions, and the tag in the go command's clone of the
+# repository (cache/vcs). It prints
+# "removed" when there was something to remove. The go command downloads
+# a version its cache holds only once, and takes a tag its clone has as
+# it is: a copy made from a tag that was deleted and made again on other
+# content would otherwise stay.
+modcache_forget() {
+	local cache=$1 esc found=false f info
+	esc=$(modcache_escape "$2")
+	for f in "$cache/cache/download/$esc/@v/$3".{info,mod,zip,ziphash,lock,partial}; do
+		if [[ -e $f ]]; then
+			rm -f "$f"
+			found=true
+		fi
+	done
+	# The versions the go command saw (a file:// proxy reads it).
+	f=$cache/cache/download/$esc/@v/list
+	if [[ -f $f ]] && grep -qx -- "$3" "$f"; then
+		grep -vx -- "$3" "$f" >"$f.tmp" || true
+		mv "$f.tmp" "$f"
+		found=true
+	fi
+	if [[ -d $cache/$esc@$3 ]]; then
+		chmod -R u+w "$cache/$esc@$3"
+		rm -rf "${cache:?}/$esc@$3"
+		found=true
+	fi
+	# The clone is cache/vcs/HASH, named by HASH.info ("git3:URL").
+	for info in "$cache"/cache/vcs/*.info; do
+		[[ -f $info && $(cat "$info") == "git3:$4" && -d ${info%.info} ]] || continue
+		if git -C "${info%.info}" rev-parse -q --verify "refs/tags/$5" >/dev/null; then
+			git -C "${info%.info}" update-ref -d "refs/tags/$5"
+			found=true
+		fi
+	done
+	if $found; then echo removed; fi
+}

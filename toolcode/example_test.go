@@ -40,7 +40,9 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	x := toolcode.New(ops, toolcode.WithEngine(javascript.New()))
+	x := toolcode.New(ops,
+		toolcode.WithEngine(javascript.New()),           // "javascript", the default language
+		toolcode.WithEngine(javascript.NewTypeScript())) // "typescript": types erased by esbuild, not checked
 	res, err := x.Execute(ctx, toolcode.ExecuteParams{Code: `
 		const sums = await Promise.all([1, 2, 3].map((n) => tools.math.add({a: n, b: 10})));
 		console.log("calls:", sums.length);
@@ -52,11 +54,23 @@ func Example() {
 	fmt.Println(res.Logs)
 	fmt.Println(len(res.Trace), res.Trace[0].ToolID, res.Trace[0].Backend)
 
-	_, err = x.Execute(ctx, toolcode.ExecuteParams{Code: `for (let i = 0; i < 5; i++) await tools.math.add({a: i, b: i});`, Limits: toolcode.Limits{ToolCalls: 3}})
+	res, err = x.Execute(ctx, toolcode.ExecuteParams{Language: javascript.LanguageTypeScript, Code: `
+		const r: {sum: number} = await tools.math.add({a: 20, b: 22});
+		return r.sum;`})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Language, string(res.Value))
+
+	_, err = x.Execute(ctx, toolcode.ExecuteParams{
+		Code:   `for (let i = 0; i < 5; i++) await tools.math.add({a: i, b: i});`,
+		Limits: toolcode.Limits{ToolCalls: 3},
+	})
 	fmt.Println(err)
 	// Output:
 	// [12,13]
 	// [calls: 3]
 	// 3 math:add local:add
+	// typescript 42
 	// toolcode.limit: tool_calls limit reached (3)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
@@ -160,4 +162,63 @@ func ExampleRunner_RunChain() {
 	// 0 map[customer:ada@example.com plan:pro]
 	// 1 map[customer:grace@example.com plan:pro]
 	// <nil>
+}
+
+// kvKind is the backend kind of a third-party executor: tools that read a
+// key from a key-value store. A kind outside the built-in ones carries its
+// settings in the backend's Config, which names its source.
+const kvKind toolmodel.BackendKind = "kv"
+
+// kvExecutor serves the tools of kind "kv" from in-memory stores. They are
+// read-only once built, so it is safe for concurrent use.
+type kvExecutor struct {
+	stores map[string]map[string]string // store -> key -> value
+}
+
+var _ toolrun.Executor = (*kvExecutor)(nil)
+
+// Execute reads the key of the call's "key" argument from the store that
+// the call's backend names.
+func (x *kvExecutor) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Output, error) {
+	if err := errors.FromContext(ctx, toolrun.OpExecute, nil); err != nil {
+		return toolrun.Output{}, err // canceled or timeout, as the contract asks
+	}
+	name := call.Backend.Config["source"]
+	store, ok := x.stores[name]
+	if !ok { // the backend cannot be reached: a Go error with its code
+		return toolrun.Output{}, errors.Errorf(errors.Unavailable, "no store %q", name)
+	}
+	key, _ := call.Args["key"].(string) // the runner validated the arguments
+	value, ok := store[key]
+	if !ok { // the tool ran and failed: a result the model reads
+		return toolrun.Output{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no key " + key}}}, nil
+	}
+	return toolrun.Output{Structured: map[string]any{"key": key, "value": value}}, nil
+}
+
+// A backend of your own: an Executor registered for its kind. The
+// toolruntest package checks an executor against the contract.
+func Example_customExecutor() {
+	tool, err := toolmodel.DecodeTool([]byte(`{"name":"get","namespace":"prefs",
+		"inputSchema":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}}`))
+	if err != nil {
+		panic(err)
+	}
+	idx := toolindex.New()
+	ctx := context.Background()
+	backend := toolmodel.ToolBackend{Kind: kvKind, Config: map[string]string{"source": "settings"}}
+	if err := idx.Register(ctx, toolindex.Registration{Tool: tool, Backend: backend}); err != nil {
+		panic(err)
+	}
+	kv := &kvExecutor{stores: map[string]map[string]string{"settings": {"theme": "dark"}}}
+	runner := toolrun.New(toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{kvKind: kv}), toolrun.WithIndex(idx))
+
+	res, err := runner.Run(ctx, "prefs:get", map[string]any{"key": "theme"})
+	fmt.Println(res.Structured, err)
+
+	res, err = runner.Run(ctx, "prefs:get", map[string]any{"key": "font"})
+	fmt.Println(res.ToolError, err)
+	// Output:
+	// map[key:theme value:dark] <nil>
+	// execute: tool "prefs:get" (backend kv:settings): no key font <nil>
 }
