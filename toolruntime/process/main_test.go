@@ -27,6 +27,11 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	// Under root, the backend runs the runner as nobody, who must reach it.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	runnerPath = filepath.Join(dir, "toolruntime-runner")
 	build := exec.Command("go", "build", "-o", runnerPath, "github.com/metatools-go/metatools/toolruntime/cmd/toolruntime-runner")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
