@@ -15,7 +15,7 @@ var hostileConfig = toolcodetest.HostileConfig{
 	WallTime:  time.Second,
 	Settle:    10 * time.Second,
 	MemoryCap: 2 << 30,
-	Engine:    "github.com/dop251/goja",
+	Engine:    []string{"github.com/dop251/goja"},
 	Language:  javascript.LanguageJavaScript,
 }
 

@@ -74,6 +74,9 @@ type HostileReport struct {
 	// CPU is the processor time the process used, from the call of
 	// Execute until the engine's goroutines were gone (or the wait ended).
 	CPU time.Duration `json:"cpu"`
+	// ChildCPU is the processor time of the child processes it started
+	// and reaped meanwhile (a sandbox's).
+	ChildCPU time.Duration `json:"childCpu"`
 	// SearchWorst is the longest time one search of the catalogue, made
 	// every 10 ms by another goroutine during the execution, took.
 	SearchWorst time.Duration `json:"searchWorst"`
@@ -99,10 +102,13 @@ type HostileConfig struct {
 	// the machine down).
 	MemoryCap int64
 	// Engine names the engine's goroutines: a goroutine whose stack holds
-	// this text is the engine's (for example "dop251/goja").
-	Engine string
+	// one of these texts is the engine's (for example "dop251/goja").
+	Engine []string
 	// Language is the programs' language ("javascript").
 	Language string
+	// Also are limits any program may end with besides its own (a
+	// sandbox's memory or CPU time).
+	Also []string
 }
 
 // RunHostile runs every hostile program in a child process of the test
@@ -132,11 +138,11 @@ func CheckHostile(t *testing.T, reports []HostileReport, cfg HostileConfig, boun
 	}
 	for _, r := range reports {
 		t.Run(r.Program, func(t *testing.T) {
-			t.Logf("%s: limit %s (%s) in %v, settled %v, peak +%d MiB, CPU %v, searches %d (worst %v)",
+			t.Logf("%s: limit %s (%s) in %v, settled %v, peak +%d MiB, CPU %v (children %v), searches %d (worst %v)",
 				r.Program, r.Limit, r.Code, r.Ended.Round(time.Millisecond), r.Settled.Round(time.Millisecond),
-				r.PeakGrowth>>20, r.CPU.Round(time.Millisecond), r.Searches, r.SearchWorst.Round(time.Microsecond))
+				r.PeakGrowth>>20, r.CPU.Round(time.Millisecond), r.ChildCPU.Round(time.Millisecond), r.Searches, r.SearchWorst.Round(time.Microsecond))
 			require.Empty(t, r.Killed, "the child process was killed")
-			assert.Contains(t, programs[r.Program].Limits, r.Limit, "ended by %s: %s", r.Code, r.Error)
+			assert.Contains(t, append(programs[r.Program].Limits, cfg.Also...), r.Limit, "ended by %s: %s", r.Code, r.Error)
 			assert.LessOrEqual(t, r.Ended, cfg.WallTime+bound, "ended late")
 			assert.Positive(t, r.Settled, "the engine kept running after the execution ended")
 			assert.LessOrEqual(t, r.Settled, cfg.WallTime+bound, "the engine stopped late")
@@ -259,7 +265,7 @@ func HostileChild(t *testing.T, cfg HostileConfig, newExecutor func(t *testing.T
 
 	runtime.GC()
 	rss := statusField("/proc/self/status", "VmRSS")
-	cpu0 := cpuTime()
+	cpu0, child0 := cpuTime(syscall.RUSAGE_SELF), cpuTime(syscall.RUSAGE_CHILDREN)
 	begin := time.Now()
 	_, err := x.Execute(context.Background(), toolcode.ExecuteParams{Language: cfg.Language, Code: prog.Code,
 		Limits: toolcode.Limits{WallTime: cfg.WallTime}})
@@ -285,7 +291,8 @@ func HostileChild(t *testing.T, cfg HostileConfig, newExecutor func(t *testing.T
 		runtime.Gosched()
 		time.Sleep(5 * time.Millisecond) // polling for the end, not timing
 	}
-	rep.CPU = cpuTime() - cpu0
+	rep.CPU = cpuTime(syscall.RUSAGE_SELF) - cpu0
+	rep.ChildCPU = cpuTime(syscall.RUSAGE_CHILDREN) - child0
 	rep.PeakGrowth = statusField("/proc/self/status", "VmHWM") - rss
 	b, jerr := json.Marshal(rep)
 	require.NoError(t, jerr)
@@ -295,7 +302,7 @@ func HostileChild(t *testing.T, cfg HostileConfig, newExecutor func(t *testing.T
 
 // engineRunning reports whether a goroutine other than this one runs the
 // engine's code.
-func engineRunning(engine string) bool {
+func engineRunning(engine []string) bool {
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
@@ -306,8 +313,13 @@ func engineRunning(engine string) bool {
 		buf = make([]byte, 2*len(buf))
 	}
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, engine) && !strings.Contains(g, "toolcodetest.engineRunning") {
-			return true
+		if strings.Contains(g, "toolcodetest.engineRunning") {
+			continue
+		}
+		for _, e := range engine {
+			if strings.Contains(g, e) {
+				return true
+			}
 		}
 	}
 	return false
@@ -329,9 +341,9 @@ func statusField(path, field string) int64 {
 	return 0
 }
 
-func cpuTime() time.Duration {
+func cpuTime(who int) time.Duration {
 	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+	if syscall.Getrusage(who, &ru) != nil {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
