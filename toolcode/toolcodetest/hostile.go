@@ -237,7 +237,19 @@ func HostileChild(t *testing.T, cfg HostileConfig, newExecutor func(t *testing.T
 	}
 	require.NotEmpty(t, prog.Code, "no hostile program %q", name)
 	f := NewFixture(t)
-	x := newExecutor(t, f)
+	rep := measure(cfg, f, newExecutor(t, f), prog)
+	b, jerr := json.Marshal(rep)
+	require.NoError(t, jerr)
+	fmt.Printf("\nHOSTILE-REPORT %s\n", b)
+	return true
+}
+
+// measure runs one hostile program on x and reports what it did to this
+// process.
+func measure(cfg HostileConfig, f *Fixture, x *toolcode.Executor, prog Hostile) HostileReport {
+
+	// The goroutines before the program: those left afterwards are its.
+	goroutines := runtime.NumGoroutine()
 
 	// Concurrent searches, every 10 ms.
 	var worst time.Duration
@@ -265,15 +277,33 @@ func HostileChild(t *testing.T, cfg HostileConfig, newExecutor func(t *testing.T
 
 	runtime.GC()
 	rss := statusField("/proc/self/status", "VmRSS")
+	hwm := statusField("/proc/self/status", "VmHWM")
+	// The resident size, read every 5 ms: the peak of a process that
+	// peaked higher before is not in VmHWM.
+	var peak int64
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			peak = max(peak, statusField("/proc/self/status", "VmRSS"))
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
 	cpu0, child0 := cpuTime(syscall.RUSAGE_SELF), cpuTime(syscall.RUSAGE_CHILDREN)
 	begin := time.Now()
-	_, err := x.Execute(context.Background(), toolcode.ExecuteParams{Language: cfg.Language, Code: prog.Code,
-		Limits: toolcode.Limits{WallTime: cfg.WallTime}})
+	_, err := x.Execute(context.Background(), ExecuteParamsFor(cfg, prog.Code))
 	ended := time.Since(begin)
 	close(stop)
 	<-searched
+	<-sampled
 
-	rep := HostileReport{Program: name, Ended: ended, SearchWorst: worst, Searches: searches,
+	rep := HostileReport{Program: prog.Name, Ended: ended, SearchWorst: worst, Searches: searches,
 		Code: errors.CodeOf(err), Limit: toolcode.LimitOf(err)}
 	if err != nil {
 		rep.Error = err.Error()
@@ -281,7 +311,7 @@ func HostileChild(t *testing.T, cfg HostileConfig, newExecutor func(t *testing.T
 	// Wait for the engine's goroutines to end, up to cfg.Settle.
 	deadline := time.Now().Add(cfg.Settle)
 	for {
-		if !engineRunning(cfg.Engine) {
+		if runtime.NumGoroutine() <= goroutines && !engineRunning(cfg.Engine) {
 			rep.Settled = time.Since(begin)
 			break
 		}
@@ -293,11 +323,38 @@ func HostileChild(t *testing.T, cfg HostileConfig, newExecutor func(t *testing.T
 	}
 	rep.CPU = cpuTime(syscall.RUSAGE_SELF) - cpu0
 	rep.ChildCPU = cpuTime(syscall.RUSAGE_CHILDREN) - child0
-	rep.PeakGrowth = statusField("/proc/self/status", "VmHWM") - rss
-	b, jerr := json.Marshal(rep)
-	require.NoError(t, jerr)
-	fmt.Printf("\nHOSTILE-REPORT %s\n", b)
-	return true
+	rep.PeakGrowth = peak - rss
+	if h := statusField("/proc/self/status", "VmHWM"); h > hwm {
+		rep.PeakGrowth = max(rep.PeakGrowth, h-rss)
+	}
+	return rep
+}
+
+// ExecuteParamsFor returns the request of a hostile program: its code, in
+// cfg's language, under cfg's wall time.
+func ExecuteParamsFor(cfg HostileConfig, code string) toolcode.ExecuteParams {
+	return toolcode.ExecuteParams{Language: cfg.Language, Code: code, Limits: toolcode.Limits{WallTime: cfg.WallTime}}
+}
+
+// RunHostileInProcess runs every hostile program in this process, one
+// after the other, on the executor newExecutor makes: for a backend whose
+// own bound holds in any case (a WebAssembly module's memory cap), where
+// a child process per program would cost more than it shows. The peak
+// growth is then read from the resident size every 5 ms.
+func RunHostileInProcess(t *testing.T, cfg HostileConfig, newExecutor func(t *testing.T, f *Fixture) *toolcode.Executor) []HostileReport {
+	t.Helper()
+	f := NewFixture(t)
+	x := newExecutor(t, f)
+	// A first execution pays what the first of a backend pays (a runtime
+	// made, a module instantiated), so that the figures are the
+	// programs'.
+	_, err := x.Execute(context.Background(), toolcode.ExecuteParams{Language: cfg.Language, Code: "1", Limits: toolcode.Limits{WallTime: time.Minute}})
+	require.NoError(t, err)
+	var out []HostileReport
+	for _, p := range HostilePrograms() {
+		out = append(out, measure(cfg, f, x, p))
+	}
+	return out
 }
 
 // engineRunning reports whether a goroutine other than this one runs the
