@@ -323,7 +323,7 @@ func measure(cfg HostileConfig, f *Fixture, x *toolcode.Executor, prog Hostile) 
 	}
 	rep.CPU = cpuTime(syscall.RUSAGE_SELF) - cpu0
 	rep.ChildCPU = cpuTime(syscall.RUSAGE_CHILDREN) - child0
-	rep.PeakGrowth = peak - rss
+	rep.PeakGrowth = max(0, peak-rss)
 	if h := statusField("/proc/self/status", "VmHWM"); h > hwm {
 		rep.PeakGrowth = max(rep.PeakGrowth, h-rss)
 	}
