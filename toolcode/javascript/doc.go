@@ -97,9 +97,9 @@
 //     goroutines share; the heap may overshoot it by what the program
 //     allocates between two readings plus one step under way (s += s
 //     doubles a string in one step of the runtime, which no hook can
-//     stop: with a 16 MiB bound, such a program peaked 70 to 260 MiB
-//     above its start on a loaded two-core machine), and the collector's
-//     work for that memory is the host's;
+//     stop: such a program peaked 33 MiB above its start under a 16 MiB
+//     bound, and 260 MiB under 64 MiB, on a loaded two-core machine), and
+//     the collector's work for that memory is the host's;
 //   - CPU: a program uses a core until its wall time, and one step of a
 //     guarded built-in may still run for as long as the bounds allow (a
 //     sort of 16 Mi elements);
