@@ -62,7 +62,7 @@
 //     program starting thousands of calls starts no more goroutines than
 //     the limit;
 //   - memory: the heap is read every 2 ms during an execution, and one
-//     that grew it past [WithMemoryLimit] (default 256 MiB) is stopped
+//     that grew it past [WithMemoryLimit] (default 64 MiB) is stopped
 //     with the limit "memory" (see its documentation for what it counts);
 //   - built-ins that goja runs natively to their end, out of the reach of
 //     the interrupt: every runtime's String.prototype.repeat, padStart,
@@ -97,9 +97,14 @@
 //     goroutines share; the heap may overshoot it by what the program
 //     allocates between two readings plus one step under way (s += s
 //     doubles a string in one step of the runtime, which no hook can
-//     stop: such a program peaked 33 MiB above its start under a 16 MiB
-//     bound, and 260 MiB under 64 MiB, on a loaded two-core machine), and
-//     the collector's work for that memory is the host's;
+//     stop: such a program peaked 130 MiB above its start under the
+//     default bound of 64 MiB, 18 MiB under 8 MiB, on a loaded two-core
+//     machine), and the collector's work for that memory is the host's;
+//   - the latency of the host's other goroutines: one step that copies a
+//     big string cannot be preempted, and a collection that starts
+//     meanwhile stops every goroutine until the copy ends (on a machine
+//     where fresh memory faults in at 150 MB/s, a 32 MiB step held
+//     searches for 200 ms; keep the bound small where latency matters);
 //   - CPU: a program uses a core until its wall time, and one step of a
 //     guarded built-in may still run for as long as the bounds allow (a
 //     sort of 16 Mi elements);

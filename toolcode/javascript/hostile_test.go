@@ -25,10 +25,12 @@ var hostileConfig = toolcodetest.HostileConfig{
 // engine's bound or holding up a search of the catalogue.
 func TestHostilePrograms(t *testing.T) {
 	if toolcodetest.HostileChild(t, hostileConfig, func(t *testing.T, f *toolcodetest.Fixture) *toolcode.Executor {
-		return toolcode.New(f.Ops, toolcode.WithEngine(javascript.New(javascript.WithMemoryLimit(16<<20))))
+		// A small bound: one step of a program may take about the bound
+		// again, and hold the other goroutines for as long as it copies.
+		return toolcode.New(f.Ops, toolcode.WithEngine(javascript.New(javascript.WithMemoryLimit(8<<20))))
 	}) {
 		return
 	}
 	reports := toolcodetest.RunHostile(t, "TestHostilePrograms", hostileConfig)
-	toolcodetest.CheckHostile(t, reports, hostileConfig, 500*time.Millisecond, 512<<20)
+	toolcodetest.CheckHostile(t, reports, hostileConfig, 500*time.Millisecond, 128<<20)
 }

@@ -13,7 +13,7 @@ import (
 
 // DefaultMemoryLimit is the default bound on how much the heap may grow
 // during an execution (see [WithMemoryLimit]).
-const DefaultMemoryLimit = 256 << 20
+const DefaultMemoryLimit = 64 << 20
 
 // memoryPeriod is how often the heap is read during an execution.
 const memoryPeriod = 2 * time.Millisecond
@@ -37,7 +37,10 @@ func init() {
 
 // WithMemoryLimit bounds how much the process's heap may grow while a
 // program runs (default [DefaultMemoryLimit]; 0 or less turns the bound
-// off). The engine reads the heap every 2 ms during an execution; past
+// off). Keep it small: the heap may overshoot it by about the bound again
+// (one step that doubles a string), and such a step holds the host's
+// other goroutines for as long as its copy takes (see the package's
+// Limits). The engine reads the heap every 2 ms during an execution; past
 // the bound it collects garbage, and if the heap is still past it, stops
 // the execution with code [errors.ResourceExhausted] and the limit
 // [toolcode.LimitMemory]. The bound also caps what one call of a guarded
@@ -93,6 +96,12 @@ func (r *run) watchMemory() (stop func()) {
 		defer tick.Stop()
 		next := base + r.memLimit
 		var collected chan struct{}
+		defer func() {
+			// A collection under way ends before the watch does.
+			if collected != nil {
+				<-collected
+			}
+		}()
 		for {
 			select {
 			case <-done:

@@ -28,9 +28,10 @@ func TestHostilePrograms(t *testing.T) {
 		Settle:   10 * time.Second,
 		// No spare instance: the goroutines of the module are the
 		// execution's alone.
-		Engine:   []string{"toolruntime/wasm.(*Backend).Run", "toolruntime/gateway.Host"},
-		Language: javascript.LanguageJavaScript,
-		Also:     []string{toolruntime.LimitMemory, toolruntime.LimitCPUTime, toolcode.LimitWallTime},
+		Engine:     []string{"toolruntime/wasm.(*Backend).Run", "toolruntime/gateway.Host"},
+		Goroutines: true,
+		Language:   javascript.LanguageJavaScript,
+		Also:       []string{toolruntime.LimitMemory, toolruntime.LimitCPUTime, toolcode.LimitWallTime},
 	}
 	reports := toolcodetest.RunHostileInProcess(t, cfg, func(t *testing.T, f *toolcodetest.Fixture) *toolcode.Executor {
 		rt, err := toolruntime.New(toolruntime.WithBackend(toolruntime.Hardened, unspared),
