@@ -296,6 +296,9 @@ func prototypeOf(vm *goja.Runtime, ctor string) (*goja.Object, bool) {
 // toStr converts v to a string as the language does (a number's
 // ToString is the number itself, in goja).
 func (r *run) toStr(v goja.Value) goja.String {
+	if _, isSym := v.(*goja.Symbol); isSym {
+		panic(r.vm.NewTypeError("Cannot convert a Symbol value to a string"))
+	}
 	s := v.ToString()
 	if gs, ok := s.(goja.String); ok {
 		return gs
@@ -698,69 +701,72 @@ func (r *run) guardProxy() error {
 	})
 }
 
-// wrapConstructor puts in place of the global constructor name a native
-// one that calls check with the arguments, then target, and gives check's
-// returned function (if any) the new object. The wrapper has target's
-// prototype, static members, name and length, and target's prototype
-// names it as its constructor, so that instanceof, subclasses and species
-// work as with target. (A Proxy of target would be simpler, but goja
-// rejects a proxy on the right of instanceof.)
+// wrapConstructor puts in place of the global constructor name a
+// function of JavaScript that, called with new, calls check with the
+// arguments, then target with the same new.target, and gives check's
+// returned function (if any) the new object; called without new, it
+// throws a TypeError, as target does. The wrapper has target's prototype,
+// static members, name and length, and target's prototype names it as
+// its constructor, so that instanceof, subclasses and species work as
+// with target. (A Proxy of target would be simpler, but goja rejects a
+// proxy on the right of instanceof; a native constructor of goja cannot
+// tell a call from a new.)
 func (r *run) wrapConstructor(name string, target *goja.Object, check func(args []goja.Value) func(*goja.Object)) error {
 	vm := r.vm
 	construct, ok := goja.AssertConstructor(target)
 	if !ok {
 		return fmt.Errorf("%s is no constructor", name)
 	}
-	targetProto, _ := target.Get("prototype").(*goja.Object)
-	wrapper := vm.ToValue(func(call goja.ConstructorCall) *goja.Object {
-		done := check(call.Arguments)
-		newTarget := call.NewTarget
+	build := func(call goja.FunctionCall) goja.Value {
+		newTarget, _ := call.Argument(0).(*goja.Object)
+		args := call.Arguments[min(1, len(call.Arguments)):]
+		done := check(args)
 		if newTarget == nil {
 			newTarget = target
 		}
-		obj, err := construct(newTarget, call.Arguments...)
+		obj, err := construct(newTarget, args...)
 		if err != nil {
 			panic(r.throwable(err))
-		}
-		// goja makes call.This with the prototype of the class that new
-		// named (a subclass's): the object gets it.
-		if targetProto != nil && call.This != nil && call.NewTarget == nil {
-			if proto := call.This.Prototype(); proto != nil && proto != targetProto {
-				if err := obj.SetPrototype(proto); err != nil {
-					panic(r.throwable(err))
-				}
-			}
 		}
 		if done != nil {
 			done(obj)
 		}
 		return obj
-	}).(*goja.Object)
-	copyStatics, err := vm.RunProgram(copyStaticsProgram)
+	}
+	factory, err := vm.RunProgram(wrapperProgram)
 	if err != nil {
 		return err
 	}
-	fn, ok := goja.AssertFunction(copyStatics)
+	fn, ok := goja.AssertFunction(factory)
 	if !ok {
-		return fmt.Errorf("copy the statics of %s", name)
+		return fmt.Errorf("wrap %s", name)
 	}
-	if _, err := fn(goja.Undefined(), wrapper, target); err != nil {
-		return fmt.Errorf("copy the statics of %s: %w", name, err)
+	wrapper, err := fn(goja.Undefined(), vm.ToValue(name), vm.ToValue(build), target)
+	if err != nil {
+		return fmt.Errorf("wrap %s: %w", name, err)
 	}
 	return vm.GlobalObject().DefineDataProperty(name, wrapper, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
-// copyStaticsProgram gives a wrapper the own properties of the constructor
-// it stands for (prototype, name and length included), its [[Prototype]],
-// and names it as the constructor of the prototype.
-var copyStaticsProgram = goja.MustCompile("statics.js", `(function (wrapper, target) {
-	for (const key of Reflect.ownKeys(target)) {
+// wrapperProgram makes the wrapper of a constructor (see
+// [run.wrapConstructor]): it gives it the own properties of the
+// constructor it stands for (prototype, name and length included), its
+// [[Prototype]], and names it as the constructor of the prototype.
+var wrapperProgram = goja.MustCompile("wrapper.js", `(function (name, build, target) {
+	const wrapper = function (...args) {
+		if (new.target === undefined) {
+			throw new TypeError("Constructor " + name + " requires 'new'");
+		}
+		return build(new.target, ...args);
+	};
+	for (const key of Object.getOwnPropertyNames(target).concat(Object.getOwnPropertySymbols(target))) {
 		Object.defineProperty(wrapper, key, Object.getOwnPropertyDescriptor(target, key));
 	}
 	Object.setPrototypeOf(wrapper, Object.getPrototypeOf(target));
 	if (target.prototype) {
 		Object.defineProperty(target.prototype, "constructor", {value: wrapper, writable: true, configurable: true, enumerable: false});
 	}
+	return wrapper;
 })`, false)
 
 // guardRegexp calls a method of RegExp.prototype that runs the

@@ -113,6 +113,10 @@ String.prototype.repeat.call(o, {valueOf() { n++; return 2; }}); return n`, `2`}
 			`["{\"a\":[1,{\"b\":\"c\"}]}", "{\"a\":1,\"c\":{\"a\":3}}", "{\"a\":2,\"b\":\"x\"}", "[\n  1,\n  [\n    2\n  ]\n]"]`},
 		{`return [JSON.parse("[[1], {\"a\": \"[[[\"}]"), /a(?=b)/.test("ab"), "aXbX".replace(/X(?!$)/g, "-")]`, `[[[1], {"a": "[[["}], true, "a-bX"]`},
 		{`const p = new Proxy({a: 1}, {}); return [p.a, new Proxy(p, {}).a, typeof Proxy, Proxy.name]`, `[1, 1, "function", "Proxy"]`},
+		{`const r = []; for (const f of [() => [Symbol()].join(), () => "a".concat(Symbol()), () => "a".replace("a", () => Symbol()),
+  () => Proxy({}, {}), () => Uint8Array(2), () => new Proxy()]) { try { f(); r.push("no error") } catch (e) { r.push(e.constructor.name) } } return r`,
+			`["TypeError", "TypeError", "TypeError", "TypeError", "TypeError", "TypeError"]`},
+		{`const {proxy, revoke} = Proxy.revocable({a: 2}, {}); const v = proxy.a; revoke(); return [v, Uint8Array.BYTES_PER_ELEMENT, Float64Array.length, ArrayBuffer.isView(new Uint8Array(1))]`, `[2, 1, 3, true]`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.code, func(t *testing.T) {
