@@ -119,9 +119,12 @@
 //     expression twice (to count matches), and JSON.stringify with a list
 //     of properties keeps them in the object's own order.
 //
-// When the wall time ends during one step of a guarded built-in, the
-// guards stop their own loops; the executor stops waiting shortly after
-// the deadline. Nothing the engine starts outlives the execution.
+// When the wall time or the memory bound ends an execution during one
+// step of a built-in, the guards that loop (join, stringify, flat) stop at
+// their next element; any other step runs to its end, within the bounds
+// above, and the runtime stops before its next instruction. The
+// executor stops waiting 250 ms after the deadline; the engine's
+// goroutines end with that step, not later.
 //
 // # Cost
 //
