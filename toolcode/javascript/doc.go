@@ -116,8 +116,12 @@
 //   - the semantics of a few guarded built-ins at their edges: a guard
 //     reads an array-like's length before the built-in does, replace with
 //     a replacement string whose expansion could pass the bound runs the
-//     expression twice (to count matches), and JSON.stringify with a list
-//     of properties keeps them in the object's own order.
+//     expression twice (to count matches), JSON.stringify with a list
+//     of properties keeps them in the object's own order, the globals
+//     JSON, Reflect, Proxy, ArrayBuffer and the typed arrays are
+//     accessors until the program first uses them, and the wrappers of
+//     Proxy, ArrayBuffer and the typed arrays are functions of JavaScript
+//     (their toString shows it).
 //
 // When the wall time or the memory bound ends an execution during one
 // step of a built-in, the guards that loop (join, stringify, flat) stop at
