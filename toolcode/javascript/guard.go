@@ -44,17 +44,10 @@ const (
 	stringBytes  = 48
 )
 
-// arrayMethodsUnguarded are the methods of Array.prototype that do not
-// walk the array's length: the others are guarded (see [run.guardLength]).
-var arrayMethodsUnguarded = map[string]bool{
-	"constructor": true, "at": true, "push": true, "pop": true,
-	"keys": true, "values": true, "entries": true,
-	// Guarded by functions of their own.
-	"join": true, "fill": true, "concat": true, "flat": true,
-}
-
 // arrayMethods are the methods of Array.prototype the engine guards by the
-// array's length: every one that loops over it natively.
+// array's length: every one that loops over it natively, but join, fill,
+// concat and flat, which have guards of their own, and at, push, pop,
+// keys, values and entries, which do not loop.
 var arrayMethods = []string{
 	"copyWithin", "every", "filter", "find", "findIndex", "findLast", "findLastIndex",
 	"flatMap", "forEach", "includes", "indexOf", "lastIndexOf", "map", "reduce",
