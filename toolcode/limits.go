@@ -55,6 +55,9 @@ const (
 	LimitAllocation = "allocation"
 	// LimitMemory names an engine's bound on the memory of a program.
 	LimitMemory = "memory"
+	// LimitMatchTime names an engine's bound on the time one match of a
+	// regular expression may take.
+	LimitMatchTime = "match_time"
 )
 
 // Validate reports a negative field, with code [errors.InvalidArgument].

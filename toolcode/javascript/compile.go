@@ -51,8 +51,6 @@ func WithProgramCache(entries, bytes int) Option {
 type compiled struct {
 	prog *goja.Program
 	pos  *positionMap
-	// guards are the names of the guarded built-ins the source mentions.
-	guards []string
 }
 
 // compile turns a program's source into what runs, from the cache when it
@@ -83,7 +81,7 @@ func (e *Engine) compile(code string) (*compiled, error) {
 	if err != nil {
 		return nil, syntaxError(err, pos)
 	}
-	c := &compiled{prog: prog, pos: pos, guards: mentionedBuiltins(code)}
+	c := &compiled{prog: prog, pos: pos}
 	e.cache.put(code, c)
 	return c, nil
 }

@@ -46,36 +46,89 @@
 //
 // # Limits
 //
-// goja runs on the calling goroutine's heap with no sandbox of its own, so
-// the engine enforces:
+// goja runs on the host's goroutines and heap, with no sandbox of its own
+// and no memory cap (its maintainers leave that out of scope). The engine
+// bounds what it can from outside:
 //
 //   - wall time: the runtime is interrupted when the execution's context
 //     ends, within about a millisecond, even in `while (true) {}`;
 //   - recursion: calls deeper than [WithMaxCallStackSize] fail with
-//     errors.ResourceExhausted (goja's own bound is unlimited);
+//     errors.ResourceExhausted and the limit "stack" (goja's own bound is
+//     unlimited); so does what goja does natively one Go frame per level:
+//     JSON.stringify and returning values nested deeper, JSON.parse of
+//     text nested deeper, join through nested arrays' toString, flat,
+//     and proxies of proxies;
 //   - concurrency: the calls beyond the limit wait in a queue, so that a
 //     program starting thousands of calls starts no more goroutines than
 //     the limit;
-//   - built-ins that goja cannot interrupt: String.prototype.repeat,
-//     padStart and padEnd, Array.prototype.join and fill, and Array.from
-//     throw a RangeError with code "resource_exhausted", before they
-//     allocate, when what they would build is past [WithMaxBuiltinSize]
-//     (uncaught, the execution fails with errors.ResourceExhausted); the
-//     guard covers the built-ins the program's source names, so that
-//     programs that use none pay nothing for it.
+//   - memory: the heap is read every 2 ms during an execution, and one
+//     that grew it past [WithMemoryLimit] (default 64 MiB) is stopped
+//     with the limit "memory" (see its documentation for what it counts);
+//   - built-ins that goja runs natively to their end, out of the reach of
+//     the interrupt: every runtime's String.prototype.repeat, padStart,
+//     padEnd, concat, replace, replaceAll and split, Array.prototype.join,
+//     fill, concat, flat and every method that loops over the array's
+//     length (map, indexOf, sort, ...), Array.from, apply,
+//     Reflect.apply and Reflect.construct (their list of arguments),
+//     Object.keys, values, entries and getOwnPropertyNames and
+//     Reflect.ownKeys (of strings, arrays and typed arrays),
+//     JSON.stringify (its text), and the constructors of ArrayBuffer and
+//     the typed arrays are replaced by guards that throw a RangeError with
+//     code "resource_exhausted" before the call allocates, when what it
+//     would build or walk is past [WithMaxBuiltinSize] elements or
+//     characters (the limit "allocation") or would take more bytes than
+//     the memory limit (the limit "memory"); uncaught, it fails the
+//     execution with that limit. A program reaches them however it names
+//     them ("re" + "peat" included): the guards are installed when the
+//     runtime is made, ahead of its program;
+//   - regular expressions: goja runs those Go's regexp cannot (lookaround,
+//     backreferences) on a backtracking engine that does not see the
+//     interrupt; the package makes that engine give up a match after
+//     [RegexpMatchTimeout], and a RegExp method (exec, test, and those
+//     String.prototype.match, replace, search and split call) that ran
+//     that long throws a RangeError with the limit "match_time", since the
+//     answer it got was cut short.
 //
-// goja has no memory cap: a program may allocate until the wall time
-// stops it, and what it allocates lands on the host's Go heap. Give it a
-// short wall time, and run untrusted programs in a process or sandbox of
-// their own when memory matters. One call of a built-in runs to its end
-// before the interrupt is seen; those that remain unguarded include the
-// array methods that walk a huge sparse array (new Array(1e9).map(f),
-// indexOf, sort), the concatenation of huge strings (s += s doubles in
-// one step), JSON.stringify and split of huge values, and regular
-// expressions that backtrack (goja runs those with lookaround or
-// backreferences on a backtracking engine). The executor stops waiting
-// for such a call shortly after the deadline and leaves its goroutine to
-// finish.
+// What it does not bound, and why a program you do not trust belongs in
+// a process of its own (toolruntime's standard profile) wherever one is
+// available:
+//
+//   - memory exactly: the bound is on the process's heap, which other
+//     goroutines share; the heap may overshoot it by what the program
+//     allocates between two readings plus one step under way (s += s
+//     doubles a string in one step of the runtime, which no hook can
+//     stop: such a program peaked 130 MiB above its start under the
+//     default bound of 64 MiB, 18 MiB under 8 MiB, on a loaded two-core
+//     machine), and the collector's work for that memory is the host's;
+//   - the latency of the host's other goroutines: one step that copies a
+//     big string cannot be preempted, and a collection that starts
+//     meanwhile stops every goroutine until the copy ends (on a machine
+//     where fresh memory faults in at 150 MB/s, a 32 MiB step held
+//     searches for 200 ms; keep the bound small where latency matters);
+//   - CPU: a program uses a core until its wall time, and one step of a
+//     guarded built-in may still run for as long as the bounds allow (a
+//     sort of 16 Mi elements);
+//   - every native loop of goja: the guards cover the built-ins above;
+//     others that walk big but bounded values (a RegExp's matchAll
+//     iterator, Object.assign, spread of a huge iterable) run until they
+//     end, and a String.prototype.matchAll iteration cut short by the
+//     match timeout ends silently;
+//   - the semantics of a few guarded built-ins at their edges: a guard
+//     reads an array-like's length before the built-in does, replace with
+//     a replacement string whose expansion could pass the bound runs the
+//     expression twice (to count matches), JSON.stringify with a list
+//     of properties keeps them in the object's own order, the globals
+//     JSON, Reflect, Proxy, ArrayBuffer and the typed arrays are
+//     accessors until the program first uses them, and the wrappers of
+//     Proxy, ArrayBuffer and the typed arrays are functions of JavaScript
+//     (their toString shows it).
+//
+// When the wall time or the memory bound ends an execution during one
+// step of a built-in, the guards that loop (join, stringify, flat) stop at
+// their next element; any other step runs to its end, within the bounds
+// above, and the runtime stops before its next instruction. The
+// executor stops waiting 250 ms after the deadline; the engine's
+// goroutines end with that step, not later.
 //
 // # Cost
 //

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
@@ -33,6 +34,7 @@ type Engine struct {
 	language   string
 	maxStack   int
 	maxBuiltin int
+	memLimit   int64
 	// transform turns the source into the JavaScript that runs and maps
 	// positions back; nil for JavaScript.
 	transform func(code string) (js string, m *sourcemap.Consumer, err error)
@@ -63,8 +65,9 @@ func WithMaxCallStackSize(n int) Option {
 func New(opts ...Option) *Engine {
 	e := &Engine{
 		language: LanguageJavaScript, maxStack: DefaultMaxCallStackSize, maxBuiltin: DefaultMaxBuiltinSize,
-		cache:  newProgramCache(DefaultProgramCacheEntries, DefaultProgramCacheBytes),
-		spares: spares{ready: make(chan *run, DefaultSpareRuntimes)},
+		memLimit: DefaultMemoryLimit,
+		cache:    newProgramCache(DefaultProgramCacheEntries, DefaultProgramCacheBytes),
+		spares:   spares{ready: make(chan *run, DefaultSpareRuntimes)},
 	}
 	for _, o := range opts {
 		o(e)
@@ -102,9 +105,21 @@ type run struct {
 	vm         *goja.Runtime
 	prog       toolcode.Program
 	pos        *positionMap
-	limit      int // concurrent calls
-	stack      int // the call-depth bound
-	maxBuiltin int // the bound of guarded built-ins
+	limit      int   // concurrent calls
+	stack      int   // the call-depth bound
+	maxBuiltin int   // the bound of guarded built-ins
+	memLimit   int64 // the bound of the heap's growth
+
+	// halted is the limit that stopped the execution (memory), set before
+	// the runtime is interrupted.
+	halted atomic.Pointer[errors.Error]
+	// nativeDepth counts the guards under way that call back into the
+	// program (see [run.enterNative]).
+	nativeDepth int
+	// haltCh is closed with halted set.
+	haltCh chan struct{}
+	// viewCheck is the runtime's ArrayBuffer.isView.
+	viewCheck goja.Callable
 
 	// The calls that run on goroutines of their own, and what they need,
 	// made when the first starts: a program that awaits its calls one by
@@ -136,8 +151,11 @@ type run struct {
 func (e *Engine) newRun() (*run, error) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(e.maxStack)
-	r := &run{vm: vm, stack: e.maxStack, maxBuiltin: e.maxBuiltin}
+	r := &run{vm: vm, stack: e.maxStack, maxBuiltin: e.maxBuiltin, memLimit: e.memLimit, haltCh: make(chan struct{})}
 	if err := r.install(); err != nil {
+		return nil, err
+	}
+	if err := r.guardBuiltins(); err != nil {
 		return nil, err
 	}
 	target, err := vm.RunProgram(warmUp)
@@ -160,6 +178,15 @@ func (e *Engine) newRun() (*run, error) {
 // Go code by which goja names a native function.
 var warmUp = goja.MustCompile("warmup.js", "(async function () {})(); (() => {})", false)
 
+// halt stops the execution for the limit err: the runtime is
+// interrupted, and the loop stops waiting for calls.
+func (r *run) halt(err *errors.Error) {
+	if r.halted.CompareAndSwap(nil, err) {
+		close(r.haltCh)
+		r.vm.Interrupt(err)
+	}
+}
+
 // close stops the calls under way and waits for their goroutines.
 func (r *run) close() {
 	if r.cancel == nil {
@@ -180,10 +207,8 @@ func (r *run) execute(ctx context.Context, prog toolcode.Program, c *compiled) (
 	}()
 	stop := context.AfterFunc(r.ctx, func() { r.vm.Interrupt(r.ctx) })
 	defer stop()
+	defer r.watchMemory()()
 
-	if err := r.guardBuiltins(c.guards); err != nil {
-		return nil, r.uncatchable(err)
-	}
 	v, err := r.vm.RunProgram(c.prog)
 	if err != nil {
 		return nil, r.thrown(err)
@@ -198,6 +223,9 @@ func (r *run) execute(ctx context.Context, prog toolcode.Program, c *compiled) (
 			return nil, r.thrown(err)
 		}
 		if inline {
+			if h := r.halted.Load(); h != nil {
+				return nil, h
+			}
 			if r.ctx.Err() != nil {
 				return nil, r.ctxError()
 			}
@@ -213,6 +241,8 @@ func (r *run) execute(ctx context.Context, prog toolcode.Program, c *compiled) (
 			}
 		case <-r.ctx.Done():
 			return nil, r.ctxError()
+		case <-r.haltCh:
+			return nil, r.halted.Load()
 		}
 	}
 	if promise.State() == goja.PromiseStateRejected {
@@ -409,8 +439,15 @@ func (r *run) output(v goja.Value) (json.RawMessage, error) {
 		if r.ctx.Err() != nil {
 			return nil, r.ctxError()
 		}
+		if h := r.halted.Load(); h != nil {
+			return nil, h
+		}
 		var ex *goja.Exception
 		if errors.As(err, &ex) {
+			if obj, ok := ex.Value().(*goja.Object); ok && r.goErrs[obj] != nil && toolcode.LimitOf(r.goErrs[obj]) != "" {
+				// A guard's limit, reached while converting the value.
+				return nil, r.goErrs[obj]
+			}
 			return nil, errors.Errorf(errors.Execution, "the returned value is not JSON: %s", r.shownValue(ex.Value()))
 		}
 		if errors.CodeOf(err) == errors.Execution {
@@ -459,6 +496,9 @@ func (r *run) newError(msg, code, toolID string) (goja.Value, error) {
 // thrown classifies an error out of the runtime: uncatchable ones (the
 // interrupt, the stack bound) and exceptions.
 func (r *run) thrown(err error) error {
+	if h := r.halted.Load(); h != nil {
+		return h
+	}
 	var ex *goja.Exception
 	if errors.As(err, &ex) {
 		return r.rejected(ex.Value())
@@ -467,6 +507,9 @@ func (r *run) thrown(err error) error {
 }
 
 func (r *run) uncatchable(err error) error {
+	if h := r.halted.Load(); h != nil {
+		return h
+	}
 	var so *goja.StackOverflowError
 	if errors.As(err, &so) {
 		return toolcode.LimitError(toolcode.LimitStack, fmt.Sprintf("call depth %d", r.stack))

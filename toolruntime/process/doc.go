@@ -41,6 +41,12 @@
 //     killing the process group at the deadline.
 //   - Environment: always isolated (a clean environment).
 //   - Files and network: only with bubblewrap.
+//   - User: when the host runs as root, the runner (and bubblewrap, which
+//     then makes an unprivileged user namespace) runs as nobody, uid and
+//     gid 65534 with no supplementary group, or as [WithUser] says; the
+//     private directory is that user's. A program never runs as root. New
+//     runs the runner once as that user, so that a runner it cannot reach
+//     fails there. A host that is not root runs the runner as itself.
 //
 // # cgroups
 //

@@ -13,7 +13,18 @@ type config struct {
 	openFiles    int
 	stderrTail   int
 	onStart      func(pid int)
+	user         *credential
 }
+
+// credential is the user and group a sandbox runs as.
+type credential struct{ uid, gid uint32 }
+
+// DefaultUser and DefaultGroup are the user and group IDs the runner runs
+// as when this process runs as root (see [WithUser]): nobody and nogroup.
+const (
+	DefaultUser  = 65534
+	DefaultGroup = 65534
+)
 
 type bwrapMode int
 
@@ -91,6 +102,21 @@ func WithOpenFiles(n int) Option {
 			return errors.Errorf(errors.InvalidArgument, "WithOpenFiles: %d is below 16, too few for the runner", n)
 		}
 		c.openFiles = n
+		return nil
+	}
+}
+
+// WithUser sets the user and group IDs the runner (and bubblewrap, which
+// starts it) runs as when this process runs as root; the default is
+// [DefaultUser] and [DefaultGroup]. uid 0 is refused: a program never
+// runs as root. When this process is not root, the runner runs as its
+// user and the option has no effect.
+func WithUser(uid, gid uint32) Option {
+	return func(c *config) error {
+		if uid == 0 || gid == 0 {
+			return errors.Errorf(errors.InvalidArgument, "WithUser: the sandbox must not run as root (uid %d, gid %d)", uid, gid)
+		}
+		c.user = &credential{uid: uid, gid: gid}
 		return nil
 	}
 }

@@ -41,11 +41,14 @@ const sandboxRunner = "/toolruntime-runner"
 // Backend runs each program in a fresh process of the runner; see the
 // package documentation. It is safe for concurrent use.
 type Backend struct {
-	runner     string
-	bwrap      string // "" when programs run without bubblewrap
-	cgroups    *cgroups
-	cgroupErr  error
-	root       bool
+	runner    string
+	bwrap     string // "" when programs run without bubblewrap
+	cgroups   *cgroups
+	cgroupErr error
+	root      bool
+	// user is who the runner runs as; nil when this process is not root
+	// (the runner then runs as this process's user).
+	user       *credential
 	openFiles  int
 	stderrTail int
 	onStart    func(pid int)
@@ -74,16 +77,30 @@ func New(runnerPath string, opts ...Option) (*Backend, error) {
 		return nil, errors.Opf("process.New", errors.InvalidArgument, "runner %q is not an executable: %v", abs, err)
 	}
 	b := &Backend{runner: abs, root: os.Geteuid() == 0, openFiles: c.openFiles, stderrTail: c.stderrTail, onStart: c.onStart}
+	if b.root {
+		b.user = &credential{uid: DefaultUser, gid: DefaultGroup}
+		if c.user != nil {
+			b.user = c.user
+		}
+	}
 	if c.bwrapMode != bwrapOff {
 		path, err := findBwrap(c.bwrap)
 		if err == nil {
-			err = checkBwrap(path, abs)
+			err = b.checkRun(path, "--unshare-all", "--die-with-parent", "--clearenv", "--new-session",
+				"--ro-bind", abs, sandboxRunner, "--proc", "/proc", "--dev", "/dev", "--", sandboxRunner)
 		}
 		switch {
 		case err == nil:
 			b.bwrap = path
 		case c.bwrapMode == bwrapRequired:
 			return nil, errors.Opf("process.New", errors.Unsupported, "bubblewrap is required: %v", err)
+		}
+	}
+	if b.bwrap == "" && b.user != nil {
+		// The runner must start as the sandbox's user: one it cannot
+		// reach (a directory only root may enter) fails here.
+		if err := b.checkRun(abs); err != nil {
+			return nil, errors.Opf("process.New", errors.InvalidArgument, "runner %q as uid %d: %v", abs, b.user.uid, err)
 		}
 	}
 	if c.noCgroup {
@@ -106,27 +123,50 @@ func findBwrap(path string) (string, error) {
 	return path, nil
 }
 
-// checkBwrap runs the runner once under bubblewrap with the namespaces of
-// a sandbox, its stdin empty: a kernel or a container that forbids them,
-// or a runner that cannot start alone in the sandbox (a binary linked
-// dynamically), makes it fail here rather than in an execution.
-func checkBwrap(path, runnerPath string) error {
+// checkRun runs a command once (the runner, or bubblewrap with the
+// namespaces of a sandbox and the runner in it) as the sandbox's user,
+// its stdin empty: a kernel or a container that forbids the namespaces, a
+// runner that cannot start alone in the sandbox (a binary linked
+// dynamically) or that the sandbox's user cannot reach makes it fail here
+// rather than in an execution.
+func (b *Backend) checkRun(path string, args ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--unshare-all", "--die-with-parent", "--clearenv", "--new-session",
-		"--ro-bind", runnerPath, sandboxRunner, "--proc", "/proc", "--dev", "/dev", "--", sandboxRunner)
+	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env = []string{}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = b.sysProcAttr()
 	out, _ := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s did not answer: %w", path, ctx.Err())
 	}
-	// With nothing on its stdin the runner says so and exits: what it
-	// prints shows that it ran.
-	if !strings.Contains(string(out), "toolruntime-runner:") {
-		return fmt.Errorf("%s cannot run the runner in a sandbox: %s", path, strings.TrimSpace(string(out)))
+	// With nothing on its stdin the runner says so and exits: a line it
+	// prints shows that it ran (bubblewrap's errors may name its path).
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "toolruntime-runner: ") {
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("%s cannot run the runner in a sandbox: %s", path, strings.TrimSpace(string(out)))
+}
+
+// sysProcAttr is how the runner's process starts: in a process group of
+// its own, killed with this process, as the sandbox's user when this
+// process is root (with no supplementary group).
+func (b *Backend) sysProcAttr() *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if b.user != nil {
+		attr.Credential = &syscall.Credential{Uid: b.user.uid, Gid: b.user.gid, Groups: []uint32{}}
+	}
+	return attr
+}
+
+// User returns the user and group IDs the runner runs as, and false when
+// it runs as this process's user (this process is not root).
+func (b *Backend) User() (uid, gid uint32, ok bool) {
+	if b.user == nil {
+		return 0, 0, false
+	}
+	return b.user.uid, b.user.gid, true
 }
 
 // Name returns "process".
@@ -298,6 +338,12 @@ func (b *Backend) start(ctx context.Context, l toolruntime.Limits) (_ *execution
 	if e.dir, err = os.MkdirTemp("", "toolruntime-"); err != nil {
 		return e, errors.Errorf(errors.Internal, "private directory: %v", err)
 	}
+	if b.user != nil {
+		// The program's /tmp (or working directory) is its user's.
+		if err := os.Chown(e.dir, int(b.user.uid), int(b.user.gid)); err != nil {
+			return e, errors.Errorf(errors.Internal, "private directory: %v", err)
+		}
+	}
 	if b.cgroups != nil {
 		name := fmt.Sprintf("toolruntime-%d-%d", os.Getpid(), b.seq.Add(1))
 		if e.group, err = b.cgroups.newGroup(name, l.Memory, l.Processes); err != nil {
@@ -345,7 +391,7 @@ func (b *Backend) start(ctx context.Context, l toolruntime.Limits) (_ *execution
 		cmd.Dir = e.dir
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = childIn, childOut, e.tail
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = b.sysProcAttr()
 	// A process of the sandbox that kept stderr open cannot hold Wait.
 	cmd.WaitDelay = time.Second
 	closeInheritedOnExec()

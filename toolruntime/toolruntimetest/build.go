@@ -45,6 +45,12 @@ func BuildRunner(t testing.TB, goos, goarch string) string {
 			b.err = err
 			return
 		}
+		// A backend may run the runner as another user (the process
+		// backend does, under root): it must reach it.
+		if err := os.Chmod(dir, 0o755); err != nil {
+			b.err = err
+			return
+		}
 		name := "proberunner"
 		switch goos {
 		case "wasip1", "js":

@@ -96,7 +96,7 @@ var arity = map[string]struct {
 	"connect": {1, nil, false}, "env": {1, nil, false}, "exec": {0, nil, false},
 	"fork": {2, []int{0}, false}, "alloc": {1, []int{0}, false}, "spin": {0, nil, false},
 	"recurse": {0, nil, false}, "print": {1, []int{0}, false}, "log": {2, []int{0, 1}, false},
-	"call": {2, []int{0}, false}, "files": {0, nil, false},
+	"call": {2, []int{0}, false}, "files": {0, nil, false}, "uid": {0, nil, false},
 }
 
 // parseProbe parses a probe program, failing with code
@@ -180,6 +180,8 @@ func run(ctx context.Context, c command, tools toolcode.Tools) (Outcome, error) 
 	switch c.op {
 	case "pid":
 		o.Value = os.Getpid()
+	case "uid":
+		o.Value = []int{os.Getuid(), os.Geteuid(), os.Getgid(), os.Getegid()}
 	case "files":
 		files, err := openFiles()
 		if err != nil {
