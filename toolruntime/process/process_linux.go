@@ -135,9 +135,17 @@ func (b *Backend) checkRun(path string, args ...string) error {
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env = []string{}
 	cmd.SysProcAttr = b.sysProcAttr()
-	out, _ := cmd.CombinedOutput()
+	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s did not answer: %w", path, ctx.Err())
+	}
+	if cmd.Process == nil {
+		// It did not start at all: most often, the sandbox's user cannot
+		// reach it.
+		if b.user != nil {
+			return fmt.Errorf("%w (it runs as uid %d, which must be able to enter every folder above it and run it)", err, b.user.uid)
+		}
+		return err
 	}
 	// With nothing on its stdin the runner says so and exits: a line it
 	// prints shows that it ran (bubblewrap's errors may name its path).

@@ -93,4 +93,9 @@ func TestUserOptions(t *testing.T) {
 	_, err = process.New(path, process.RequireBubblewrap())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Permission denied")
+	// Without bubblewrap, the error says why the runner did not start.
+	_, err = process.New(path, process.WithoutBubblewrap())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "permission denied")
+	assert.Contains(t, err.Error(), "(it runs as uid 65534, which must be able to enter every folder above it and run it)")
 }
