@@ -87,6 +87,7 @@ type Catalog struct {
 	codeMode        *toolserver.CodeMode
 	codeModeProfile string
 	spares          spares
+	logger          *slog.Logger
 
 	executors   *toolrun.ExecutorRegistry
 	mcp         *mcpexec.Manager
@@ -198,15 +199,15 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	for _, opt := range opts {
 		opt(&o)
 	}
-	c := &Catalog{relay: &relay{pending: map[string]bool{}}, ready: make(chan struct{}), backoff: o.backoff, cfg: cfg, spares: o.spares}
+	c := &Catalog{relay: &relay{pending: map[string]bool{}}, ready: make(chan struct{}), backoff: o.backoff, cfg: cfg, spares: o.spares, logger: o.logger}
 	// A sandbox this machine cannot run stops the build before any
 	// upstream is started.
 	if cfg.CodeMode.Enabled {
-		cm, err := codeModeOf(cfg.CodeMode, "", o.spares)
+		cm, p, err := codeModeOf(cfg.CodeMode, "", o.spares, o.logger)
 		if err != nil {
 			return nil, err
 		}
-		c.codeMode, c.codeModeProfile = &cm, cfg.CodeMode.Profile
+		c.codeMode, c.codeModeProfile = &cm, string(p)
 	}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	searcher, err := newSearcher(cfg.Search)

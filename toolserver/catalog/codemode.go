@@ -1,7 +1,9 @@
 package catalog
 
 import (
+	"cmp"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,14 +56,16 @@ func WithoutSpareSandboxes() Option { return func(o *options) { o.spares = oneSh
 
 // CodeMode returns the code mode of the configuration (codeMode), its
 // programs run under the security profile named (the configuration's
-// when empty, dev when neither names one), within the sandbox's limits.
-// A profile this machine cannot enforce is an error naming what is
-// missing. NewServer gives the configured server the one Build made.
+// when empty; see [config.CodeMode.Profile] for the default), within the
+// sandbox's limits. A profile this machine cannot enforce is an error
+// naming what is missing. NewServer gives the configured server the one
+// Build made.
 func (c *Catalog) CodeMode(profile string) (toolserver.CodeMode, error) {
 	if c.codeMode != nil && (profile == "" || profile == c.codeModeProfile) {
 		return *c.codeMode, nil
 	}
-	return codeModeOf(c.cfg.CodeMode, profile, c.spares)
+	cm, _, err := codeModeOf(c.cfg.CodeMode, profile, c.spares, c.logger)
+	return cm, err
 }
 
 // NewCodeExecutor returns an executor of programs under the security
@@ -77,51 +81,57 @@ func (c *Catalog) NewCodeExecutor(profile string) (*toolcode.Executor, error) {
 }
 
 // codeModeOf returns the code mode of cm under a security profile,
-// keeping sp sandboxes ready.
-func codeModeOf(cm config.CodeMode, profile string, sp spares) (toolserver.CodeMode, error) {
-	engines, err := codeEngines(cm, profile, sp)
+// keeping sp sandboxes ready, and the profile it runs under.
+func codeModeOf(cm config.CodeMode, profile string, sp spares, logger *slog.Logger) (toolserver.CodeMode, toolruntime.SecurityProfile, error) {
+	p, backend, err := profileBackend(cmp.Or(profile, cm.Profile), cm.Sandbox, sp, logger)
 	if err != nil {
-		return toolserver.CodeMode{}, err
-	}
-	return toolserver.CodeMode{
-		Timeout: time.Duration(cm.Timeout),
-		Limits:  cm.Limits,
-		Engines: engines,
-	}, nil
-}
-
-// codeEngines returns the engines of code mode: JavaScript and TypeScript,
-// run under the security profile named (cm's when empty, dev when
-// neither names one), within the sandbox's limits, keeping sp sandboxes
-// ready.
-func codeEngines(cm config.CodeMode, profile string, sp spares) ([]toolcode.Engine, error) {
-	if profile == "" {
-		profile = cm.Profile
-	}
-	if profile == "" {
-		profile = string(toolruntime.Dev)
-	}
-	p, err := toolruntime.ParseProfile(profile)
-	if err != nil {
-		return nil, err
-	}
-	backend, err := newBackend(p, cm.Sandbox, sp)
-	if err != nil {
-		return nil, fmt.Errorf("codeMode profile %s: %w", p, err)
+		return toolserver.CodeMode{}, "", err
 	}
 	rt, err := toolruntime.New(toolruntime.WithBackend(p, backend), toolruntime.WithLimits(cm.Sandbox.Limits))
 	if err != nil {
-		return nil, fmt.Errorf("codeMode profile %s: %w", p, err)
+		return toolserver.CodeMode{}, "", fmt.Errorf("codeMode profile %s: %w", p, err)
 	}
 	var engines []toolcode.Engine
 	for _, lang := range []string{"javascript", "typescript"} {
 		e, err := rt.Engine(p, lang)
 		if err != nil {
-			return nil, err
+			return toolserver.CodeMode{}, "", err
 		}
 		engines = append(engines, e)
 	}
-	return engines, nil
+	return toolserver.CodeMode{
+		Timeout: time.Duration(cm.Timeout),
+		Limits:  cm.Limits,
+		Engines: engines,
+	}, p, nil
+}
+
+// profileBackend returns the profile named and its backend, keeping sp
+// sandboxes ready. When none is named, programs run under standard where
+// this machine can start its sandbox (or where a runner is configured),
+// and else under dev, said in a warning: dev shares the server's process
+// and bounds a program's memory only approximately.
+func profileBackend(name string, sb config.Sandbox, sp spares, logger *slog.Logger) (toolruntime.SecurityProfile, toolruntime.Backend, error) {
+	if name == "" && sb.Runner == "" {
+		b, err := newBackend(toolruntime.Standard, sb, sp)
+		if err == nil {
+			return toolruntime.Standard, b, nil
+		}
+		logger.Warn("code mode runs programs in the server's process (profile dev): the standard profile's sandbox cannot start here; "+
+			"dev bounds a program's memory only approximately and shares the server's CPU, files and network. "+
+			"Set codeMode.profile to dev to choose it, or make the sandbox available",
+			"reason", err.Error())
+		name = string(toolruntime.Dev)
+	}
+	p, err := toolruntime.ParseProfile(cmp.Or(name, string(toolruntime.Standard)))
+	if err != nil {
+		return "", nil, err
+	}
+	b, err := newBackend(p, sb, sp)
+	if err != nil {
+		return "", nil, fmt.Errorf("codeMode profile %s: %w", p, err)
+	}
+	return p, b, nil
 }
 
 // sandboxBackend returns the backend of profile p, keeping sp sandboxes
@@ -186,7 +196,7 @@ func sandboxFileOf(p toolruntime.SecurityProfile, sb config.Sandbox) (f sandboxF
 // it does not name is looked for on the machine when Build runs, which
 // is not the configuration's to answer for.
 func CheckSandboxFile(cm config.CodeMode) error {
-	f, ok := sandboxFileOf(toolruntime.SecurityProfile(cm.Profile), cm.Sandbox)
+	f, ok := sandboxFileOf(toolruntime.SecurityProfile(cmp.Or(cm.Profile, string(toolruntime.Standard))), cm.Sandbox)
 	if !cm.Enabled || !ok || f.configured == "" {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,11 +56,12 @@ func TestSpareSandboxes(t *testing.T) {
 		return c
 	}
 
-	build(&config.Config{CodeMode: config.CodeMode{Enabled: true}})
+	dev := config.CodeMode{Enabled: true, Profile: "dev"}
+	build(&config.Config{CodeMode: dev})
 	assert.Equal(t, []spares{servingSpares}, asked, "a server's code mode keeps the defaults")
 
 	asked = nil
-	c := build(&config.Config{CodeMode: config.CodeMode{Enabled: true}}, WithoutSpareSandboxes())
+	c := build(&config.Config{CodeMode: dev}, WithoutSpareSandboxes())
 	_, err := c.NewCodeExecutor("")
 	require.NoError(t, err)
 	assert.Equal(t, []spares{{}}, asked, "one code mode, made by Build, with no spare")
@@ -72,4 +74,41 @@ func TestSpareSandboxes(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, "42", string(res.Value))
 	assert.Equal(t, []spares{{}}, asked, "an executor outside a server makes none")
+}
+
+// TestProfileOfAConfigurationNamingNone shows the profile code mode runs
+// under when the configuration names none and the runner is nowhere: dev,
+// with a warning that says why; while a configured runner asks for
+// standard, whose error stops the build. Where the runner is found,
+// standard runs: TestExecDefaultProfile in cmd/metatools.
+func TestProfileOfAConfigurationNamingNone(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	ctx := context.Background()
+	profileOf := func(t *testing.T, cm config.CodeMode) (string, string) {
+		var log strings.Builder
+		c, err := Build(ctx, &config.Config{CodeMode: cm}, WithLogger(slog.New(slog.NewTextHandler(&log, nil))), WithoutSpareSandboxes())
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, c.Close()) })
+		x, err := c.NewCodeExecutor("")
+		require.NoError(t, err)
+		res, err := x.Execute(ctx, toolcode.ExecuteParams{Code: "return 1"})
+		require.NoError(t, err)
+		return string(res.Isolation.Profile), log.String()
+	}
+
+	profile, log := profileOf(t, config.CodeMode{Enabled: true})
+	assert.Equal(t, "dev", profile)
+	assert.Contains(t, log, "level=WARN")
+	assert.Contains(t, log, "profile dev")
+	assert.Contains(t, log, "toolruntime-runner is neither next to the metatools executable nor on the PATH", "the warning says why")
+
+	profile, log = profileOf(t, config.CodeMode{Enabled: true, Profile: "dev"})
+	assert.Equal(t, "dev", profile)
+	assert.Empty(t, log, "a profile named is not warned of")
+
+	missing := filepath.Join(t.TempDir(), "runner")
+	_, err := Build(ctx, &config.Config{CodeMode: config.CodeMode{Enabled: true, Sandbox: config.Sandbox{Runner: missing}}},
+		WithLogger(slog.New(slog.DiscardHandler)))
+	require.Error(t, err, "a configured runner asks for standard: no falling back")
+	assert.Contains(t, err.Error(), "codeMode.sandbox.runner: stat "+missing)
 }

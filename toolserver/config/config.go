@@ -268,12 +268,14 @@ type CodeMode struct {
 	// outputBytes, concurrency; 0 takes the default); a request may only
 	// lower them.
 	Limits toolcode.Limits `yaml:"limits"`
-	// Profile is the security profile programs run under: "dev" (the
-	// default: in the server's process), "standard" (each program in a
-	// child process of the runner, under rlimits, a cgroup and bubblewrap
-	// where the machine has them) or "hardened" (the runner compiled to
-	// WebAssembly). A profile the machine cannot enforce stops start-up,
-	// naming what is missing.
+	// Profile is the security profile programs run under: "dev" (in the
+	// server's process), "standard" (each program in a child process of
+	// the runner, under rlimits, a cgroup and bubblewrap where the
+	// machine has them) or "hardened" (the runner compiled to
+	// WebAssembly). A profile named that the machine cannot enforce stops
+	// start-up, naming what is missing. Unset, it is standard where the
+	// runner is found and starts (or Sandbox.Runner is set), and dev with
+	// a warning elsewhere.
 	Profile string `yaml:"profile"`
 	// Sandbox configures the standard and hardened profiles.
 	Sandbox Sandbox `yaml:"sandbox"`

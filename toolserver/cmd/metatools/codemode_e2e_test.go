@@ -269,6 +269,44 @@ func TestExecProfiles(t *testing.T) {
 	assert.Contains(t, stderr, `--profile: unknown security profile "paranoid" (profiles: dev, standard, hardened)`)
 }
 
+// TestExecDefaultProfile shows the profile of a configuration that names
+// none: standard where the runner is found (next to metatools), and dev
+// with a warning saying why where it is not.
+func TestExecDefaultProfile(t *testing.T) {
+	run := func(t *testing.T, binary string, env []string) (execOutput, string) {
+		cmd := exec.Command(binary, "exec", "--json", "-")
+		cmd.Stdin = strings.NewReader("return 6 * 7")
+		cmd.Env = append(os.Environ(), env...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		require.NoError(t, err, stderr.String())
+		var res execOutput
+		require.NoError(t, json.Unmarshal(out, &res), string(out))
+		assert.JSONEq(t, "42", string(res.Value))
+		require.NotNil(t, res.Isolation)
+		return res, stderr.String()
+	}
+
+	t.Run("runner found", func(t *testing.T) {
+		res, stderr := run(t, metatoolsBinary(t), nil)
+		assert.Equal(t, "standard", res.Isolation.Profile)
+		assert.Equal(t, "process", res.Isolation.Backend)
+		assert.NotContains(t, stderr, "profile dev")
+	})
+	t.Run("no runner", func(t *testing.T) {
+		alone := filepath.Join(t.TempDir(), "metatools")
+		binary, err := os.ReadFile(metatoolsBinary(t))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(alone, binary, 0o700))
+		res, stderr := run(t, alone, []string{"PATH=" + t.TempDir()})
+		assert.Equal(t, "dev", res.Isolation.Profile)
+		assert.Equal(t, "inprocess", res.Isolation.Backend)
+		assert.Contains(t, stderr, "code mode runs programs in the server's process (profile dev)")
+		assert.Contains(t, stderr, "toolruntime-runner is neither next to the metatools executable nor on the PATH", "the warning says why")
+	})
+}
+
 func TestExecCommand(t *testing.T) {
 	program := filepath.Join("testdata", "codemode", "summary.ts")
 	cmd := exec.Command(metatoolsBinary(t), "exec", "--config", codeModeConfig(t), "--trace", program)

@@ -51,6 +51,11 @@ func buildBinaries() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Run as root, the standard profile runs the runner as an
+	// unprivileged user, who must be able to reach it.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return dir, err
+	}
 	// The runner is looked for next to the metatools executable, under
 	// the name of its package.
 	const runnerPkg, runnerName = "github.com/metatools-go/metatools/toolruntime/cmd/toolruntime-runner", "toolruntime-runner"

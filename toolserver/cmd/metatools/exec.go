@@ -40,7 +40,7 @@ func (e *env) exec(ctx context.Context, args []string) error {
 	language := fs.String("language", "", "`language` of the program: javascript (js) or typescript (ts) (default: typescript for a .ts, .mts or .cts file, else javascript)")
 	timeout := fs.Duration("timeout", 0, "bound on the program (0: codeMode.timeout, by default 30s)")
 	trace := fs.Bool("trace", false, "print the program's tool calls, and what enforced its limits, on stderr")
-	profile := fs.String("profile", "", "security `profile` to run the program under: dev, standard or hardened (default: codeMode.profile, else dev)")
+	profile := fs.String("profile", "", "security `profile` to run the program under: dev, standard or hardened (default: codeMode.profile, else standard where its runner is found, else dev)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return err

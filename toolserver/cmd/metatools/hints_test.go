@@ -227,9 +227,9 @@ func TestErrorsReadAsSentences(t *testing.T) {
 			"metatools: math:eval: invalid arguments: /expression: required property is missing; /expr: property is not allowed (allowed: expression, variables) [validation]\n"},
 		{"refused by the policy, as an unknown tool", "", []string{"run", "--config", deny, "math:eval", `{"expression": "1"}`},
 			"metatools: no tool \"math:eval\"; \"metatools search WORDS\" finds tools by what they do [not_found]\n"},
-		{"a program's limit", "while (true) {}", []string{"exec", "--timeout", "10ms", "-"},
+		{"a program's limit", "while (true) {}", []string{"exec", "--profile", "dev", "--timeout", "10ms", "-"},
 			"metatools: wall_time limit reached (10ms) [timeout]\n"},
-		{"a program calling an unknown tool", "await tools.nope.x({})", []string{"exec", "-"},
+		{"a program calling an unknown tool", "await tools.nope.x({})", []string{"exec", "--profile", "dev", "-"},
 			"metatools: nope:x: no tool with this ID; search finds tools by what they do [not_found]\n"},
 	}
 	for _, tt := range tests {
