@@ -259,11 +259,17 @@ func TestDescribeLevels(t *testing.T) {
 	assert.Len(t, examples, 1)
 }
 
+// TestUnknownToolWhileUpstreamsConnect shows the hint of an unknown tool
+// while an upstream makes its first connection attempt, and none once it
+// is up, or while it tries again after a failure (the answer does not
+// change with each attempt).
 func TestUnknownToolWhileUpstreamsConnect(t *testing.T) {
+	var attempts atomic.Int32
+	attempts.Store(1)
 	var connecting atomic.Bool
 	connecting.Store(true)
 	ops := newCatalogue(t, nil).ops(t, toolops.WithUpstreams(func() []toolops.Upstream {
-		slow := toolops.Upstream{Name: "slow", Kind: "mcp", State: toolops.UpstreamUp}
+		slow := toolops.Upstream{Name: "slow", Kind: "mcp", State: toolops.UpstreamUp, Attempts: int(attempts.Load())}
 		if connecting.Load() {
 			slow.State = toolops.UpstreamConnecting
 		}
@@ -276,11 +282,14 @@ func TestUnknownToolWhileUpstreamsConnect(t *testing.T) {
 		assert.True(t, errors.IsRetryable(err), "%s: a tool of a connecting upstream may come", name)
 		assert.Contains(t, err.Error(), "upstreams still connecting, whose tools are not listed yet: slow;", name)
 	}
-	connecting.Store(false)
-	for name, op := range perTool {
-		err := op(ctx, ops, "slow:sundial")
-		assert.False(t, errors.IsRetryable(err), name)
-		assert.NotContains(t, err.Error(), "connecting", name)
+	for _, retrying := range []bool{false, true} {
+		connecting.Store(retrying)
+		attempts.Store(2)
+		for name, op := range perTool {
+			err := op(ctx, ops, "slow:sundial")
+			assert.False(t, errors.IsRetryable(err), name)
+			assert.NotContains(t, err.Error(), "connecting", name)
+		}
 	}
 }
 

@@ -139,14 +139,16 @@ func StatusText(ups []Upstream, now time.Time) string {
 	return b.String()
 }
 
-// whileConnecting returns e, when upstreams are still connecting, with
-// their names added and marked retryable: the tool may be one of theirs,
-// not there yet, and a caller can tell that from a tool that will not
-// come.
+// whileConnecting returns e, when upstreams are still making their first
+// connection attempt, with their names added and marked retryable: the
+// tool may be one of theirs, not there yet, and a caller can tell that
+// from a tool that will not come. An upstream trying again after a
+// failure is not named: it is reported failed, with its next attempt,
+// and the answer does not change with each attempt.
 func (s *Service) whileConnecting(ctx context.Context, e *errors.Error) error {
 	var connecting []string
 	for _, u := range s.Upstreams(ctx) {
-		if u.State == UpstreamConnecting {
+		if u.State == UpstreamConnecting && u.Attempts <= 1 {
 			connecting = append(connecting, u.Name)
 		}
 	}
