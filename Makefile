@@ -77,6 +77,9 @@ help: ## List the targets.
 	  'BENCH BENCHTIME BENCHCOUNT' 'what bench runs' \
 	  'RELEASE_E2E_REV=HEAD' 'the commit release-e2e releases, with its own release.sh'
 
+# `go vet` is not a step of its own: lint's govet runs its analyzers (and
+# more) in every module, and a separate run would type-check every
+# package once more.
 .PHONY: check
 check: ## The full gate (README's test command; CI runs it).
 	@$(MAKE) workspace-check
@@ -84,7 +87,6 @@ check: ## The full gate (README's test command; CI runs it).
 	@$(MAKE) test-scripts
 	@$(MAKE) deps-check
 	@$(MAKE) fmt-check
-	@$(MAKE) vet
 	@$(MAKE) lint
 	@$(MAKE) test-modules
 	@$(MAKE) release-check
