@@ -16,12 +16,12 @@ require (
 	github.com/metatools-go/metatools/toolindex v0.0.0
 	github.com/metatools-go/metatools/toolmodel v0.0.0
 	github.com/metatools-go/metatools/toolrun v0.0.0
+	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/stretchr/testify v1.12.1
 )
 
 require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
-	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

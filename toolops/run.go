@@ -24,6 +24,13 @@ type RunRequest struct {
 	Timeout time.Duration `json:"timeout,omitempty"`
 	// OnProgress, when set, receives the tool's progress notifications.
 	OnProgress func(toolrun.Progress) `json:"-"`
+	// Input, when set, says that the caller can answer the tool's
+	// requests for input: the run may then end with
+	// [toolrun.RunResult.InputRequired], whose State this service signs,
+	// and which the caller answers by running the same call again with
+	// the answers and that State (see [Input]). A run without it fails
+	// when the tool needs input.
+	Input *Input `json:"-"`
 }
 
 // Run runs a tool offered to the caller and returns its result; a tool
@@ -39,7 +46,19 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*toolrun.RunResult, 
 	if req.Backend != "" {
 		opts.Prefer = []toolrun.SelectHint{{Backend: req.Backend}}
 	}
+	input, call, err := s.runInput(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	opts.Input = input
 	res, err := s.runner.Run(ctx, req.ID, req.Args, opts)
+	if err == nil && res.InputRequired != nil {
+		state, err := s.seal(call, res.InputRequired.State, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		res.InputRequired = &toolrun.InputRequired{Requests: res.InputRequired.Requests, State: state}
+	}
 	if err != nil && refusedOrUnknown(err) {
 		// The runner found no such tool, or refused it: answer as for a
 		// tool the caller is not offered, unless a policy refused these

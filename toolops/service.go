@@ -35,6 +35,7 @@ type Service struct {
 	runner    *toolrun.Runner
 	limits    Limits
 	upstreams func() []Upstream
+	stateKey  []byte
 }
 
 // Option configures a [Service].
@@ -71,6 +72,12 @@ func New(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, o
 	}
 	if err := s.limits.Validate(); err != nil {
 		return nil, errors.WithOp("toolops.New", err)
+	}
+	switch n := len(s.stateKey); {
+	case n == 0:
+		s.stateKey = newStateKey()
+	case n < MinStateKeyBytes:
+		return nil, errors.Opf("toolops.New", errors.InvalidArgument, "the state key has %d bytes: it needs at least %d", n, MinStateKeyBytes)
 	}
 	s.limits = s.limits.withDefaults()
 	if s.docs == nil {

@@ -80,6 +80,11 @@ type Call struct {
 	// (the messages of a server-streaming gRPC method, for instance) as
 	// they arrive. When it is nil, an executor gathers them in its Output.
 	OnChunk func(any)
+	// Input, when set, says that the caller can answer an
+	// [InputRequired] (see [CallOptions.Input]); on a retry, it carries
+	// the caller's answers. An executor must not return one when it is
+	// nil.
+	Input *Input
 	// Idempotent declares that running the call again has no further
 	// effect, whatever the tool's annotations say: the runner sets it for
 	// the tools of [WithIdempotentTools], and a pre-call hook may set it.
@@ -110,6 +115,9 @@ type Output struct {
 	// IsError reports that the tool ran and failed; Content or Structured
 	// say why.
 	IsError bool
+	// InputRequired, when set, says that the tool needs input from the
+	// caller before it can finish; the other fields are then empty.
+	InputRequired *InputRequired
 }
 
 // ExecutorRegistry maps backend kinds to executors. The zero value is

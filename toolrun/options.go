@@ -165,6 +165,12 @@ type CallOptions struct {
 	// OnChunk, when set, receives the partial results of a streaming call
 	// as they arrive; see [Call.OnChunk].
 	OnChunk func(any) `json:"-"`
+	// Input, when set, says that the caller can answer the tool's
+	// requests for input: the call may then end with
+	// [RunResult.InputRequired], which the caller answers by making the
+	// call again with Input holding its answers. It is empty on a first
+	// attempt.
+	Input *Input `json:"-"`
 }
 
 // callConfig is a call's options as the pipeline uses them.

@@ -135,6 +135,10 @@ type RunResult struct {
 	Duration time.Duration
 	// Attempts is the number of executions, retries included.
 	Attempts int
+	// InputRequired, when set, says that the tool needs the caller's
+	// input before it can finish (see [CallOptions.Input]): Structured,
+	// Content and ToolError are then empty.
+	InputRequired *InputRequired
 }
 
 // Err returns the tool's failure as an error, or nil when the tool
@@ -277,6 +281,7 @@ func (r *Runner) pipeline(ctx context.Context, c *callState, args map[string]any
 		Metadata:   cfg.Metadata,
 		OnProgress: cfg.OnProgress,
 		OnChunk:    cfg.OnChunk,
+		Input:      cfg.Input,
 	}
 	if call.OnProgress != nil || call.OnChunk != nil {
 		c.callbacks = &callbackGuard{}
@@ -339,6 +344,12 @@ func (r *Runner) pipeline(ctx context.Context, c *callState, args map[string]any
 	}
 	if err != nil {
 		return nil, err
+	}
+	if out.InputRequired != nil {
+		if call.Input == nil {
+			return nil, unanswerable(out.InputRequired)
+		}
+		return &RunResult{Tool: call.Tool, Backend: call.Backend, Attempts: c.attempts, InputRequired: out.InputRequired}, nil
 	}
 	result = normalize(call, out)
 	result.Attempts = c.attempts

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metatools-go/metatools/errors"
@@ -383,9 +384,9 @@ func (s *Server) examples(ctx context.Context, _ *mcp.CallToolRequest, in exampl
 }
 
 func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, in runInput) (*mcp.CallToolResult, error) {
-	res, failure := s.runCatalogueTool(ctx, req, toolops.RunRequest{ID: in.ID, Args: in.Args, Backend: in.Backend})
-	if failure != nil {
-		return failure, nil
+	res, instead, err := s.runCatalogueTool(ctx, req, toolops.RunRequest{ID: in.ID, Args: in.Args, Backend: in.Backend})
+	if instead != nil || err != nil {
+		return instead, err
 	}
 	out := runOutput{
 		ID: in.ID, Backend: res.Backend.Identity(), Result: res.Structured,
@@ -395,9 +396,13 @@ func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, in runInput)
 }
 
 // runCatalogueTool runs a catalogue tool, forwarding progress to the
-// client when it asked for it. When the run fails or the tool reports a
-// failure, it returns the tool error result to send instead.
-func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest, run toolops.RunRequest) (*toolrun.RunResult, *mcp.CallToolResult) {
+// client when it asked for it. When the run fails, the tool reports a
+// failure or needs the client's input, it returns the result to send
+// instead: a tool error, or an input_required result (to a client of
+// protocol 2026-07-28 or later, which retries with its answers). A
+// retry's requestState that the service refuses is a JSON-RPC error of
+// invalid parameters, as MCP asks.
+func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest, run toolops.RunRequest) (*toolrun.RunResult, *mcp.CallToolResult, error) {
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		run.OnProgress = func(p toolrun.Progress) {
 			err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
@@ -408,14 +413,28 @@ func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest,
 			}
 		}
 	}
+	if answersInput(req) {
+		run.Input = &toolops.Input{Responses: req.Params.InputResponses, State: req.Params.RequestState}
+	}
 	res, err := s.ops.Run(onBehalfOf(ctx, req), run)
-	if err != nil {
-		return nil, toolError(err)
+	switch {
+	case errors.Is(err, toolops.ErrRequestState):
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	case err != nil:
+		return nil, toolError(err), nil
+	case res.InputRequired != nil:
+		return nil, &mcp.CallToolResult{InputRequests: res.InputRequired.Requests, RequestState: res.InputRequired.State}, nil
+	case res.ToolError != nil:
+		return nil, withContent(toolError(res.ToolError), res), nil
 	}
-	if res.ToolError != nil {
-		return nil, withContent(toolError(res.ToolError), res)
-	}
-	return res, nil
+	return res, nil, nil
+}
+
+// answersInput reports whether the client of a request answers a tool's
+// requests for input in a retry (protocol 2026-07-28 on), rather than by
+// answering requests of the server during the call.
+func answersInput(req *mcp.CallToolRequest) bool {
+	return req.Session != nil && mcpexec.RetriesForInput(req.Session)
 }
 
 // onBehalfOf returns ctx carrying the client of a request, so that an

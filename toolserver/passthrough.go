@@ -109,9 +109,9 @@ func (s *Server) passthroughHandler(id string) mcp.ToolHandler {
 				return toolError(e), nil
 			}
 		}
-		res, failure := s.runCatalogueTool(ctx, req, toolops.RunRequest{ID: id, Args: args})
-		if failure != nil {
-			return failure, nil
+		res, instead, err := s.runCatalogueTool(ctx, req, toolops.RunRequest{ID: id, Args: args})
+		if instead != nil || err != nil {
+			return instead, err
 		}
 		out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: resultText(res)}}}
 		if res.Tool.OutputSchema != nil {

@@ -72,6 +72,16 @@ func clientFrom(ctx context.Context) Client {
 // own.
 const firstResultInputVersion = "2026-07-28"
 
+// RetriesForInput reports whether a client answers a server's requests
+// for input by making the call again with its answers (protocol
+// 2026-07-28 on), rather than by answering requests the server sends
+// during the call: a gateway gives its calls a [toolrun.CallOptions.Input]
+// for such a client.
+func RetriesForInput(c Client) bool {
+	p := c.InitializeParams()
+	return p != nil && p.ProtocolVersion >= firstResultInputVersion
+}
+
 // capabilitiesOf returns the capabilities a client declared, never nil.
 func capabilitiesOf(c Client) *mcp.ClientCapabilities {
 	if p := c.InitializeParams(); p != nil && p.Capabilities != nil {
@@ -88,7 +98,7 @@ func capabilitiesOf(c Client) *mcp.ClientCapabilities {
 // command server) for each of its calls, which a stateless server sees
 // as clients of their own.
 func receivesRequests(c Client) bool {
-	if p := c.InitializeParams(); p != nil && p.ProtocolVersion >= firstResultInputVersion {
+	if RetriesForInput(c) {
 		return false
 	}
 	caps := capabilitiesOf(c)
@@ -122,6 +132,10 @@ func (s *server) newConn(caller Client) *conn {
 		ElicitationCompleteHandler:  c.forwardElicitationComplete,
 	}
 	if caller == nil {
+		// The calls on the shared session relay a server's requests for
+		// input to their callers, or fail (see Manager.Execute), rather
+		// than have the SDK answer them.
+		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 		// The shared session's tools, resources and prompts are the
 		// catalogue's, and subscriptions are made on it.
 		opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { s.m.toolsChanged(s) }
@@ -211,6 +225,9 @@ func noClient(method string) error {
 }
 
 func (c *conn) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	if a := c.askerOf(ctx); a != nil {
+		return answer[mcp.CreateMessageResult](a, req.Params)
+	}
 	to, fctx, done := c.target(ctx)
 	if to == nil || capabilitiesOf(to).Sampling == nil {
 		return nil, noClient("sampling/createMessage")
@@ -220,6 +237,9 @@ func (c *conn) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.
 }
 
 func (c *conn) sampleWithTools(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+	if a := c.askerOf(ctx); a != nil {
+		return answer[mcp.CreateMessageWithToolsResult](a, req.Params)
+	}
 	to, fctx, done := c.target(ctx)
 	if to == nil || capabilitiesOf(to).Sampling == nil || capabilitiesOf(to).Sampling.Tools == nil {
 		return nil, noClient("sampling/createMessage with tools")
@@ -229,6 +249,9 @@ func (c *conn) sampleWithTools(ctx context.Context, req *mcp.CreateMessageWithTo
 }
 
 func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	if a := c.askerOf(ctx); a != nil {
+		return answer[mcp.ElicitResult](a, req.Params)
+	}
 	to, fctx, done := c.target(ctx)
 	if to == nil || capabilitiesOf(to).Elicitation == nil {
 		return nil, noClient("elicitation/create")

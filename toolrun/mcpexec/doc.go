@@ -125,7 +125,11 @@
 // 2026-07-28 or later cannot be sent requests outside a call's result,
 // and get no session of their own: their calls go on the shared session,
 // so that a stateless server, whose every request is a client of its
-// own, does not start a process for each call.
+// own, does not start a process for each call. A call of such a client
+// that carries [toolrun.Call.Input] gets the server's requests for input
+// back as [toolrun.Output.InputRequired], which the client answers in a
+// retry; an older server's requests stop the call, and the retry calls
+// the tool again, answering them from the client's answers of every round.
 // A server may offer a tool only to clients that declare a capability
 // (sampling, elicitation); a client whose own session lacks a tool the
 // shared session listed gets an [errors.Unsupported] error that names the

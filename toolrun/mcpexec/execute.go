@@ -69,23 +69,50 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 		token, sink = m.trackProgress(call.OnProgress)
 		defer m.untrackProgress(token, sink)
 	}
+	// The call's own context ends it once an older server asks the
+	// caller for input.
+	callCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	input, ask, err := s.withInput(call.Input, stop)
+	if err != nil {
+		return toolrun.Output{}, err
+	}
+	if ask != nil {
+		callCtx = withAsker(callCtx, ask)
+	}
 	var res *mcp.CallToolResult
 	resend := func(err error) bool { return toolrun.SafeToRepeat(call, err) }
-	err = s.do(ctx, resend, func(sess *mcp.ClientSession) error {
+	err = s.do(callCtx, resend, func(sess *mcp.ClientSession) error {
 		// The SDK adds to a request's metadata: each attempt gets its own.
 		params := &mcp.CallToolParams{Name: name, Arguments: call.Args}
+		if call.Input != nil {
+			params.InputResponses, params.RequestState = call.Input.Responses, input.Upstream
+			if caller := clientFrom(ctx); caller != nil {
+				params.Meta = mcp.Meta{mcp.MetaKeyClientCapabilities: clientCapabilitiesMeta(caller)}
+			}
+		}
 		if token != "" {
 			params.SetProgressToken(token)
 		}
 		var err error
-		res, err = sess.CallTool(ctx, params)
+		res, err = sess.CallTool(callCtx, params)
 		return err
 	})
 	if token != "" {
 		sink.await(ctx)
 	}
+	if asked := ask.requests(); asked != nil {
+		// An older server asked during the call, which was stopped.
+		return s.inputRequired(ctx, asked, inputState{Answers: input.Answers})
+	}
 	if err != nil {
 		return toolrun.Output{}, s.explainRefusal(ctx, name, err)
+	}
+	if res.NeedsInput() {
+		if call.Input == nil {
+			return toolrun.Output{InputRequired: &toolrun.InputRequired{Requests: res.InputRequests}}, nil
+		}
+		return s.inputRequired(ctx, res.InputRequests, inputState{Upstream: res.RequestState})
 	}
 	out := toolrun.Output{Content: res.Content, Structured: res.StructuredContent, IsError: res.IsError}
 	if res.IsError {
@@ -94,6 +121,45 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 		out = s.redactFailure(out)
 	}
 	return out, nil
+}
+
+// withInput returns the state of the earlier attempt of a call whose
+// caller can answer the server's requests for input (in is set), and the
+// asker that answers an older server's requests during the call, which
+// stop ends. For any other call, it returns a nil asker.
+func (s *server) withInput(in *toolrun.Input, stop context.CancelFunc) (inputState, *asker, error) {
+	if in == nil {
+		return inputState{}, nil, nil
+	}
+	st, answers, err := decodeInputState(in)
+	if err == nil && len(answers) > 0 {
+		st.Answers, err = json.Marshal(answers)
+	}
+	if err != nil {
+		e := errors.Errorf(errors.InvalidArgument, "the answers to the server's requests: %w", err)
+		e.Backend = identity(s.name)
+		return st, nil, e
+	}
+	return st, &asker{answers: answers, stop: stop, asked: mcp.InputRequestMap{}}, nil
+}
+
+// inputRequired is the output of a call that needs the caller's answers
+// to requests before it can go on, with the state the next attempt
+// needs. A request the caller did not declare it can answer fails the
+// call instead, with code [errors.Unsupported].
+func (s *server) inputRequired(ctx context.Context, requests mcp.InputRequestMap, st inputState) (toolrun.Output, error) {
+	if caller := clientFrom(ctx); caller != nil {
+		if method := undeclared(capabilitiesOf(caller), requests); method != "" {
+			e := errors.Errorf(errors.Unsupported, "the tool asks the client for %s, which the client does not declare it can answer", method)
+			e.Backend = identity(s.name)
+			return toolrun.Output{}, e
+		}
+	}
+	state, err := st.encode()
+	if err != nil {
+		return toolrun.Output{}, err
+	}
+	return toolrun.Output{InputRequired: &toolrun.InputRequired{Requests: requests, State: state}}, nil
 }
 
 // explainRefusal returns the error of a call the server refused, naming

@@ -288,9 +288,13 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		toolmodel.BackendHTTP:  httpexec.New(),
 	})
 	c.Runner = newRunner(cfg, c.executors, c.Index)
-	c.Ops, err = toolops.New(c.Index, c.Docs, c.Runner, toolops.WithUpstreams(c.Upstreams), toolops.WithLimits(toolops.Limits{
+	opsOpts := []toolops.Option{toolops.WithUpstreams(c.Upstreams), toolops.WithLimits(toolops.Limits{
 		SearchResults: cfg.Search.Limit, ChainSteps: cfg.Limits.ChainSteps, AnswerBytes: cfg.Limits.AnswerBytes,
-	}))
+	})}
+	if cfg.Server.StateKey != "" {
+		opsOpts = append(opsOpts, toolops.WithStateKey([]byte(cfg.Server.StateKey)))
+	}
+	c.Ops, err = toolops.New(c.Index, c.Docs, c.Runner, opsOpts...)
 	if err != nil {
 		c.Close()
 		return nil, err

@@ -90,6 +90,7 @@ import (
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolrun/mcpexec"
 	"github.com/metatools-go/metatools/toolruntime"
@@ -139,6 +140,14 @@ type Server struct {
 	// stdio client closed its input, or a signal), lets running calls
 	// finish and answer (default 10s).
 	ShutdownTimeout Duration `yaml:"shutdownTimeout"`
+	// StateKey signs the state of a call waiting for its client's input
+	// (the requestState of MCP 2026-07-28), so that the retry is
+	// accepted as the same call of the same caller, unchanged and not
+	// expired. Replicas that serve the same clients need the same key,
+	// of 32 bytes or more, written from a secret (`${METATOOLS_STATE_KEY}`);
+	// by default each process draws its own, and a retry must reach the
+	// process that answered the call.
+	StateKey string `yaml:"stateKey"`
 }
 
 // HTTP configures the streamable HTTP transport.
@@ -692,6 +701,9 @@ func (c *Config) problems() []Problem {
 	}
 	h := c.Server.HTTP
 	nonNegative(keyPath{"server", "shutdownTimeout"}, int64(c.Server.ShutdownTimeout))
+	if n := len(c.Server.StateKey); n > 0 && n < toolops.MinStateKeyBytes {
+		add(keyPath{"server", "stateKey"}, "%d bytes: it needs at least %d", n, toolops.MinStateKeyBytes)
+	}
 	nonNegative(keyPath{"server", "http", "sessionIdleTimeout"}, int64(h.SessionIdleTimeout))
 	nonNegative(keyPath{"server", "http", "maxSessions"}, int64(h.MaxSessions))
 	nonNegative(keyPath{"server", "http", "bodyReadTimeout"}, int64(h.BodyReadTimeout))

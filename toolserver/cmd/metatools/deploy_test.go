@@ -264,6 +264,10 @@ func TestKubernetesManifests(t *testing.T) {
 
 	cfgPath := flagValue(c.Args, "--config")
 	cfgData := configMapFile(t, byKind["ConfigMap"], pod, c, cfgPath)
+	for _, kv := range secretEnv(byKind["Secret"], c) {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
+	}
 	cfg, err := config.Parse([]byte(cfgData))
 	require.NoError(t, err, "the ConfigMap's configuration")
 
@@ -408,6 +412,18 @@ func TestDockerfile(t *testing.T) {
 	}
 }
 
+// secretEnv is the environment the container is given from the Secret,
+// as NAME=value.
+func secretEnv(secret manifest, c container) []string {
+	var env []string
+	for _, e := range c.Env {
+		if ref := e.ValueFrom.SecretKeyRef; ref.Key != "" {
+			env = append(env, e.Name+"="+secret.StringData[ref.Key])
+		}
+	}
+	return env
+}
+
 // TestManifestsServe runs the binary as the Deployment does (its args
 // and its token, on a loopback port) with the ConfigMap's configuration,
 // and asks the probes' paths of the manifest: the server answers them.
@@ -431,14 +447,15 @@ func TestManifestsServe(t *testing.T) {
 			args = append(args, c.Args[i])
 		}
 	}
+	env := secretEnv(byKind["Secret"], c)
 	var token string
-	for _, e := range c.Env {
-		if e.Name == tokenEnv {
-			token = byKind["Secret"].StringData[e.ValueFrom.SecretKeyRef.Key]
+	for _, kv := range env {
+		if value, ok := strings.CutPrefix(kv, tokenEnv+"="); ok {
+			token = value
 		}
 	}
 	require.NotEmpty(t, token, "the Deployment gives %s from the Secret", tokenEnv)
-	s := startServed(t, []string{tokenEnv + "=" + token}, args...)
+	s := startServed(t, env, args...)
 	for _, path := range []string{c.LivenessProbe.HTTPGet.Path, c.ReadinessProbe.HTTPGet.Path} {
 		status, body := s.probe(t, path)
 		assert.Equal(t, 200, status, "%s: %s", path, body)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -126,4 +128,55 @@ func waitForWire(t *testing.T, wire, text string) {
 		require.NoError(c, err)
 		assert.Contains(c, string(raw), text)
 	}, 30*time.Second, 20*time.Millisecond, "the upstream received %s", text)
+}
+
+// inputReport is what testdata/input/client.mjs prints.
+type inputReport struct {
+	ProtocolVersion string `json:"protocolVersion"`
+	Results         []struct {
+		IsError bool   `json:"isError"`
+		Text    string `json:"text"`
+	} `json:"results"`
+	Asked []map[string]string `json:"asked"`
+}
+
+// TestUpstreamInputReachesEveryClient runs server-everything's tools
+// that ask for sampling and elicitation (by requests of their own, as a
+// server of 2025-11-25) through run_tool, for the official TypeScript
+// SDK clients over stdio and streamable HTTP: v1, which the server asks
+// by requests during the call, and v2 pinned to 2026-07-28, which gets
+// the requests in input_required results and answers them in retries.
+// Each client's answers reach the upstream.
+func TestUpstreamInputReachesEveryClient(t *testing.T) {
+	modules, err := filepath.Abs(e2eModules)
+	require.NoError(t, err)
+	config := everythingConfig(t)
+	calls := `[{"tool":"everything:trigger-sampling-request","args":{"prompt":"what is a gateway?"}},` +
+		`{"tool":"everything:trigger-elicitation-request"}]`
+	for _, sdk := range []string{"v1", "v2-2026-07-28"} {
+		for _, transport := range []string{"stdio", "http"} {
+			t.Run(sdk+"/"+transport, func(t *testing.T) {
+				target, cfg := metatoolsBinary(t), config
+				if transport == "http" {
+					target, cfg = serveHTTP(t, nil, "--config", config), ""
+				}
+				cmd := exec.Command("node", filepath.Join("testdata", "input", "client.mjs"), modules, sdk, transport, target, cfg, calls)
+				cmd.Stderr = &testWriter{t: t}
+				out, err := cmd.Output()
+				require.NoError(t, err)
+				var r inputReport
+				require.NoError(t, json.Unmarshal(out, &r), string(out))
+				if sdk != "v1" {
+					assert.Equal(t, "2026-07-28", r.ProtocolVersion)
+				}
+				require.Len(t, r.Results, 2)
+				for _, res := range r.Results {
+					assert.False(t, res.IsError, res.Text)
+				}
+				assert.Contains(t, r.Results[0].Text, "sampled by the e2e client", "the client's sampling reached the upstream")
+				assert.Contains(t, r.Results[1].Text, "Ada Lovelace", "the user's input reached the upstream")
+				assert.Equal(t, []map[string]string{{"sampling": "Resource trigger-sampling-request context: what is a gateway?"}, {"elicitation": "Please provide inputs for the following fields:"}}, r.Asked)
+			})
+		}
+	}
 }

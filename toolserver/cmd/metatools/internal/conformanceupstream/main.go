@@ -93,6 +93,7 @@ func newServer() *mcp.Server {
 		// logging-set-level and tools-call-with-logging use.
 	})
 	addTools(server)
+	addInputTools(server)
 	addResources(server)
 	addPrompts(server)
 	return server

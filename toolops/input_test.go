@@ -1,0 +1,184 @@
+package toolops_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolindex"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolops"
+	"github.com/metatools-go/metatools/toolrun"
+)
+
+// asking is a catalogue of one tool, ask:name, that asks its caller for a
+// name and then answers with it; seen records what its executor was
+// given.
+type asking struct {
+	index  *toolindex.MemoryIndex
+	runner *toolrun.Runner
+	seen   []*toolrun.Input
+}
+
+func newAsking(t testing.TB) *asking {
+	a := &asking{index: toolindex.New()}
+	tool, err := toolmodel.DecodeTool([]byte(`{"name":"name","namespace":"ask","inputSchema":{"type":"object"}}`))
+	require.NoError(t, err)
+	require.NoError(t, a.index.Register(context.Background(), toolindex.Registration{Tool: tool, Backend: toolrun.LocalBackendFor("ask:name")}))
+	exec := toolrun.ExecutorFunc(func(_ context.Context, call *toolrun.Call) (toolrun.Output, error) {
+		a.seen = append(a.seen, call.Input)
+		if call.Input != nil && call.Input.State == "asked" {
+			return toolrun.Output{Structured: call.Input.Responses["name"].(*mcp.ElicitResult).Content["name"]}, nil
+		}
+		return toolrun.Output{InputRequired: &toolrun.InputRequired{
+			Requests: mcp.InputRequestMap{"name": &mcp.ElicitParams{Message: "name?"}}, State: "asked"}}, nil
+	})
+	a.runner = toolrun.New(toolrun.NewExecutorRegistry(map[toolmodel.BackendKind]toolrun.Executor{toolmodel.BackendLocal: exec}), toolrun.WithIndex(a.index))
+	return a
+}
+
+func (a *asking) ops(t *testing.T, opts ...toolops.Option) *toolops.Service {
+	ops, err := toolops.New(a.index, nil, a.runner, opts...)
+	require.NoError(t, err)
+	return ops
+}
+
+var ada = mcp.InputResponseMap{"name": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}}
+
+// ask runs ask:name once for a caller that can answer, and returns the
+// state its result carries.
+func ask(t testing.TB, ctx context.Context, ops *toolops.Service, args map[string]any) string {
+	t.Helper()
+	res, err := ops.Run(ctx, toolops.RunRequest{ID: "ask:name", Args: args, Input: &toolops.Input{}})
+	require.NoError(t, err)
+	require.NotNil(t, res.InputRequired)
+	assert.Contains(t, res.InputRequired.Requests, "name")
+	return res.InputRequired.State
+}
+
+// TestAToolAsksItsCallerForInput shows the round trip of a tool that
+// needs its caller's input: the state the caller gets is the service's
+// (signed), never the executor's, and the executor gets its own back
+// with the caller's answers on the retry.
+func TestAToolAsksItsCallerForInput(t *testing.T) {
+	a := newAsking(t)
+	ops := a.ops(t)
+	ctx := context.Background()
+
+	state := ask(t, ctx, ops, nil)
+	assert.NotContains(t, state, "asked", "the executor's state is not shown as it is")
+	res, err := ops.Run(ctx, toolops.RunRequest{ID: "ask:name", Input: &toolops.Input{Responses: ada, State: state}})
+	require.NoError(t, err)
+	assert.Nil(t, res.InputRequired)
+	assert.Equal(t, "Ada", res.Structured)
+	require.Len(t, a.seen, 2)
+	assert.Equal(t, &toolrun.Input{}, a.seen[0])
+	assert.Equal(t, &toolrun.Input{Responses: ada, State: "asked"}, a.seen[1])
+
+	// A caller that cannot answer is told why the call cannot go on.
+	_, err = ops.Run(ctx, toolops.RunRequest{ID: "ask:name"})
+	require.Error(t, err)
+	assert.Equal(t, errors.Unsupported, errors.CodeOf(err))
+	assert.Contains(t, err.Error(), "elicitation/create")
+	// So is a chain, which cannot relay a step's requests.
+	_, err = ops.Chain(ctx, toolops.ChainRequest{Steps: []toolops.ChainStep{{ID: "ask:name"}}})
+	require.Error(t, err)
+	assert.Equal(t, errors.Unsupported, errors.CodeOf(err))
+}
+
+// TestTheStateOfACallIsItsOwn shows that a state comes back only as it
+// was given, for the same call of the same caller, to a service that
+// holds the key it was signed with: anything else is refused before the
+// tool runs, with the cause ErrRequestState.
+func TestTheStateOfACallIsItsOwn(t *testing.T) {
+	a := newAsking(t)
+	ops := a.ops(t)
+	alice := toolops.WithCaller(context.Background(), toolops.Caller{Metadata: map[string]string{"subject": "alice"}})
+	bob := toolops.WithCaller(context.Background(), toolops.Caller{Metadata: map[string]string{"subject": "bob"}})
+	state := ask(t, alice, ops, map[string]any{"n": 1})
+
+	for _, c := range []struct {
+		name, state, why string
+		ctx              context.Context
+		args             map[string]any
+		ops              *toolops.Service
+	}{
+		{"tampered", state + "-TAMPERED", "is not one this server issued, or was changed", alice, map[string]any{"n": 1}, ops},
+		{"not a state", "hello", "is not one this server issued, or was changed", alice, map[string]any{"n": 1}, ops},
+		{"other arguments", state, "belongs to another call", alice, map[string]any{"n": 2}, ops},
+		{"another caller", state, "belongs to another call", bob, map[string]any{"n": 1}, ops},
+		{"another server's key", state, "is not one this server issued", alice, map[string]any{"n": 1}, a.ops(t)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ran := len(a.seen)
+			_, err := c.ops.Run(c.ctx, toolops.RunRequest{ID: "ask:name", Args: c.args, Input: &toolops.Input{Responses: ada, State: c.state}})
+			require.ErrorIs(t, err, toolops.ErrRequestState)
+			assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
+			assert.Contains(t, err.Error(), c.why)
+			assert.Len(t, a.seen, ran, "the tool did not run")
+		})
+	}
+}
+
+// TestReplicasShareTheStateKey shows two services given the same key, as
+// replicas behind a load balancer are: the retry of a call one of them
+// answered is accepted by the other.
+func TestReplicasShareTheStateKey(t *testing.T) {
+	a := newAsking(t)
+	key := bytes.Repeat([]byte("k"), toolops.MinStateKeyBytes)
+	one, other := a.ops(t, toolops.WithStateKey(key)), a.ops(t, toolops.WithStateKey(key))
+	ctx := context.Background()
+	state := ask(t, ctx, one, nil)
+	res, err := other.Run(ctx, toolops.RunRequest{ID: "ask:name", Input: &toolops.Input{Responses: ada, State: state}})
+	require.NoError(t, err)
+	assert.Equal(t, "Ada", res.Structured)
+
+	_, err = toolops.New(a.index, nil, a.runner, toolops.WithStateKey([]byte("short")))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the state key has 5 bytes: it needs at least 32")
+}
+
+// TestTheStateExpires shows that a state is refused once InputStateTTL
+// has passed.
+func TestTheStateExpires(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := newAsking(t)
+		ops := a.ops(t)
+		ctx := context.Background()
+		state := ask(t, ctx, ops, nil)
+		time.Sleep(toolops.InputStateTTL + time.Second)
+		_, err := ops.Run(ctx, toolops.RunRequest{ID: "ask:name", Input: &toolops.Input{Responses: ada, State: state}})
+		require.ErrorIs(t, err, toolops.ErrRequestState)
+		assert.Contains(t, err.Error(), "has expired")
+	})
+}
+
+// FuzzRequestState gives a retry any state: a state the service did not
+// make is refused with ErrRequestState, never a panic, and the tool does
+// not run.
+func FuzzRequestState(f *testing.F) {
+	a := newAsking(f)
+	ops, err := toolops.New(a.index, nil, a.runner)
+	require.NoError(f, err)
+	valid := ask(f, context.Background(), ops, nil)
+	f.Add(valid + "x")
+	f.Add("e30.")
+	f.Add(".")
+	f.Add("eyJjIjoiIiwieCI6MH0.AAAA")
+	f.Fuzz(func(t *testing.T, state string) {
+		if state == valid || state == "" {
+			return
+		}
+		ran := len(a.seen)
+		_, err := ops.Run(context.Background(), toolops.RunRequest{ID: "ask:name", Input: &toolops.Input{State: state}})
+		require.ErrorIs(t, err, toolops.ErrRequestState)
+		assert.Len(t, a.seen, ran)
+	})
+}

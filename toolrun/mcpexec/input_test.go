@@ -1,0 +1,149 @@
+package mcpexec_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolrun/mcpexec"
+)
+
+// addGreet adds to the upstream a tool that asks for input in its
+// result, as servers of protocol 2026-07-28 do: the user's name, then,
+// in a second round whose requestState carries the name, a model's
+// completion. It reports the client capabilities of each request.
+func addGreet(up *upstream, caps chan<- *mcp.ClientCapabilities) {
+	up.srv.AddTool(&mcp.Tool{Name: "greet", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		caps <- req.ClientCapabilities()
+		p := req.Params
+		switch {
+		case p.RequestState == "":
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{Message: "your name?",
+				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}},
+				RequestState: "round 1"}, nil
+		case p.RequestState == "round 1":
+			name := p.InputResponses["name"].(*mcp.ElicitResult).Content["name"].(string)
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"greeting": &mcp.CreateMessageParams{MaxTokens: 5,
+				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "greet " + name}}}}},
+				RequestState: "round 2, " + name}, nil
+		}
+		name, _ := strings.CutPrefix(p.RequestState, "round 2, ")
+		greeting := p.InputResponses["greeting"].(*mcp.CreateMessageWithToolsResult).Content[0].(*mcp.TextContent).Text
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: greeting + " " + name}}}, nil
+	})
+}
+
+// inputGateway is a server with one tool per upstream tool, each run
+// through a manager on behalf of the client that calls it, relaying the
+// upstream's requests for input to a client of protocol 2026-07-28 as
+// that protocol does: in the result, answered in a retry. calls counts
+// the calls it receives, retries included.
+func inputGateway(m *mcpexec.Manager, calls *atomic.Int32) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "gateway", Version: "1"}, nil)
+	for _, name := range []string{"ask", "greet"} {
+		srv.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			calls.Add(1)
+			call := mcpCall("up", name, nil)
+			if mcpexec.RetriesForInput(req.Session) {
+				call.Input = &toolrun.Input{Responses: req.Params.InputResponses, State: req.Params.RequestState}
+			}
+			out, err := m.Execute(mcpexec.WithClient(ctx, req.Session), call)
+			if err != nil {
+				return nil, err
+			}
+			if in := out.InputRequired; in != nil {
+				return &mcp.CallToolResult{InputRequests: in.Requests, RequestState: in.State}, nil
+			}
+			return &mcp.CallToolResult{Content: out.Content, StructuredContent: out.Structured, IsError: out.IsError}, nil
+		})
+	}
+	return srv
+}
+
+// asking is the capabilities of the gateway's shared session toward its
+// upstreams: it declares what it relays.
+var asking = mcpexec.WithSharedCapabilities(mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}, Elicitation: &mcp.ElicitationCapabilities{}})
+
+// TestAnOlderServersRequestsReachALaterClientInResults shows a server of
+// protocol 2025-11-25, which asks for sampling and then elicitation by
+// requests of its own during the call, behind a gateway whose client
+// speaks 2026-07-28: each request reaches the client in a result, the
+// client's SDK answers in a retry, and the call is made again with the
+// answers of every round until the server has them all.
+func TestAnOlderServersRequestsReachALaterClientInResults(t *testing.T) {
+	up := newUpstream(t)
+	m := newManager(t, mcpexec.WithServer("up", mcpexec.ServerConfig{URL: up.url}), asking)
+	var calls atomic.Int32
+	d := connectDownstreamAt(t, inputGateway(m, &calls), true, "2026-07-28")
+
+	res := d.call(t, "ask")
+	require.False(t, res.IsError, "%v", res.Content)
+	assert.Equal(t, "hi Ada", res.Content[0].(*mcp.TextContent).Text)
+	assert.Equal(t, "say hi", (<-d.samples).Messages[0].Content.(*mcp.TextContent).Text)
+	assert.Equal(t, int32(3), calls.Load(), "a call, a retry with the sampling, a retry with both answers")
+}
+
+// TestALaterServersRequestsReachALaterClientAsTheyAre shows a server of
+// protocol 2026-07-28 asking in its results behind a gateway: its
+// requests and its state reach the client and come back round after
+// round, and the server sees the client's own capabilities.
+func TestALaterServersRequestsReachALaterClientAsTheyAre(t *testing.T) {
+	up := newUpstream(t)
+	caps := make(chan *mcp.ClientCapabilities, 4)
+	addGreet(up, caps)
+	m := newManager(t, mcpexec.WithServer("up", up.inMemory(t)), asking)
+	var calls atomic.Int32
+	d := connectDownstreamAt(t, inputGateway(m, &calls), true, "2026-07-28")
+
+	res := d.call(t, "greet")
+	require.False(t, res.IsError, "%v", res.Content)
+	assert.Equal(t, "hi Ada", res.Content[0].(*mcp.TextContent).Text)
+	assert.Equal(t, "greet Ada", (<-d.samples).Messages[0].Content.(*mcp.TextContent).Text)
+	assert.Equal(t, int32(3), calls.Load())
+	for range 3 {
+		c := <-caps
+		assert.NotNil(t, c.Elicitation, "the client's elicitation")
+		assert.NotNil(t, c.Sampling, "the client's sampling")
+	}
+}
+
+// TestARequestTheClientCannotAnswerFailsTheCall shows that a client of
+// 2026-07-28 that declares neither sampling nor elicitation is never
+// sent a request for them: the server is told so, and a server that asks
+// all the same fails the call, naming what it asked.
+func TestARequestTheClientCannotAnswerFailsTheCall(t *testing.T) {
+	up := newUpstream(t)
+	caps := make(chan *mcp.ClientCapabilities, 1)
+	addGreet(up, caps)
+	m := newManager(t, mcpexec.WithServer("up", up.inMemory(t)), asking)
+	var calls atomic.Int32
+	d := connectDownstreamAt(t, inputGateway(m, &calls), false, "2026-07-28")
+
+	_, err := d.session.CallTool(t.Context(), &mcp.CallToolParams{Name: "greet"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the tool asks the client for elicitation/create, which the client does not declare it can answer")
+	c := <-caps
+	assert.Nil(t, c.Elicitation)
+	assert.Nil(t, c.Sampling)
+}
+
+// TestAStateThatIsNotJSONIsRefused shows that the state of an earlier
+// attempt the executor cannot read fails the call before anything is
+// sent.
+func TestAStateThatIsNotJSONIsRefused(t *testing.T) {
+	up := newUpstream(t)
+	m := newManager(t, mcpexec.WithServer("up", up.inMemory(t)))
+	call := mcpCall("up", "ask", nil)
+	call.Input = &toolrun.Input{State: "not json"}
+	_, err := m.Execute(t.Context(), call)
+	require.Error(t, err)
+	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
+	assert.Contains(t, err.Error(), "the state of the earlier attempt is not valid")
+}

@@ -1,0 +1,78 @@
+// Runs tools through metatools' run_tool whose upstream asks the client
+// for input, with an official TypeScript SDK client that answers
+// sampling and elicitation, and prints what it saw, as JSON. Arguments:
+// the node_modules folder, the SDK ("v1" for @modelcontextprotocol/sdk,
+// "v2-2026-07-28" for @modelcontextprotocol/client pinned to that
+// revision), the transport ("stdio" or "http"), the metatools binary and
+// its configuration (stdio) or the endpoint (http), and a JSON list of
+// calls [{tool, args}] of run_tool.
+//
+// A v1 client is asked by requests of the server during a call; a v2
+// client pinned to 2026-07-28 gets input_required results, which its SDK
+// answers through the same handlers and retries.
+//
+// Prints {protocolVersion, results: [{isError, text}], asked: [what the
+// handlers were asked]}.
+import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+
+const [modules, sdkName, transport, target, config, calls] = process.argv.slice(2);
+const load = (...path) => import(pathToFileURL(join(modules, ...path)).href);
+
+let Client, StdioClientTransport, StreamableHTTPClientTransport, on;
+const asked = [];
+const sample = (request) => {
+  asked.push({ sampling: request.params.messages.at(-1).content.text });
+  return { model: "e2e-model", role: "assistant", content: { type: "text", text: "sampled by the e2e client" } };
+};
+const elicit = (request) => {
+  asked.push({ elicitation: request.params.message });
+  return { action: "accept", content: { name: "Ada Lovelace", check: true } };
+};
+const capabilities = { capabilities: { sampling: {}, elicitation: {} } };
+let client;
+if (sdkName === "v1") {
+  const dist = ["@modelcontextprotocol", "sdk", "dist", "esm"];
+  ({ Client } = await load(...dist, "client", "index.js"));
+  ({ StdioClientTransport } = await load(...dist, "client", "stdio.js"));
+  ({ StreamableHTTPClientTransport } = await load(...dist, "client", "streamableHttp.js"));
+  const { CreateMessageRequestSchema, ElicitRequestSchema } = await load(...dist, "types.js");
+  client = new Client({ name: `input-${sdkName}-${transport}`, version: "1.0.0" }, capabilities);
+  client.setRequestHandler(CreateMessageRequestSchema, sample);
+  client.setRequestHandler(ElicitRequestSchema, elicit);
+} else {
+  const dist = ["@modelcontextprotocol", "client", "dist"];
+  ({ Client, StreamableHTTPClientTransport } = await load(...dist, "index.mjs"));
+  ({ StdioClientTransport } = await load(...dist, "stdio.mjs"));
+  client = new Client({ name: `input-${sdkName}-${transport}`, version: "1.0.0" },
+    { ...capabilities, versionNegotiation: { mode: { pin: sdkName.slice(3) } } });
+  client.setRequestHandler("sampling/createMessage", sample);
+  client.setRequestHandler("elicitation/create", elicit);
+}
+await client.connect(
+  transport === "stdio"
+    ? new StdioClientTransport({ command: target, args: ["serve", "--config", config], stderr: "ignore" })
+    : new StreamableHTTPClientTransport(new URL(target)),
+);
+
+// The upstream has been up once before the calls.
+for (let i = 0; ; i++) {
+  const res = await client.callTool({ name: "list_namespaces", arguments: {} });
+  const ups = res.structuredContent?.upstreams ?? [];
+  if (ups.length > 0 && ups.every((u) => u.state !== "connecting")) break;
+  if (i > 300) throw new Error("the upstreams did not settle: " + JSON.stringify(ups));
+  await new Promise((r) => setTimeout(r, 100));
+}
+
+const results = [];
+for (const call of JSON.parse(calls)) {
+  try {
+    const res = await client.callTool({ name: "run_tool", arguments: { id: call.tool, args: call.args ?? {} } });
+    results.push({ isError: res.isError ?? false, text: (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n") });
+  } catch (e) {
+    results.push({ isError: true, text: "protocol error: " + String(e.message ?? e) });
+  }
+}
+const protocolVersion = client.getNegotiatedProtocolVersion?.() ?? null;
+console.log(JSON.stringify({ protocolVersion, results, asked }));
+await client.close();
