@@ -54,7 +54,7 @@ var ada = mcp.InputResponseMap{"name": &mcp.ElicitResult{Action: "accept", Conte
 
 // ask runs ask:name once for a caller that can answer, and returns the
 // state its result carries.
-func ask(t testing.TB, ctx context.Context, ops *toolops.Service, args map[string]any) string {
+func ask(ctx context.Context, t testing.TB, ops *toolops.Service, args map[string]any) string {
 	t.Helper()
 	res, err := ops.Run(ctx, toolops.RunRequest{ID: "ask:name", Args: args, Input: &toolops.Input{}})
 	require.NoError(t, err)
@@ -72,7 +72,7 @@ func TestAToolAsksItsCallerForInput(t *testing.T) {
 	ops := a.ops(t)
 	ctx := context.Background()
 
-	state := ask(t, ctx, ops, nil)
+	state := ask(ctx, t, ops, nil)
 	assert.NotContains(t, state, "asked", "the executor's state is not shown as it is")
 	res, err := ops.Run(ctx, toolops.RunRequest{ID: "ask:name", Input: &toolops.Input{Responses: ada, State: state}})
 	require.NoError(t, err)
@@ -102,7 +102,7 @@ func TestTheStateOfACallIsItsOwn(t *testing.T) {
 	ops := a.ops(t)
 	alice := toolops.WithCaller(context.Background(), toolops.Caller{Metadata: map[string]string{"subject": "alice"}})
 	bob := toolops.WithCaller(context.Background(), toolops.Caller{Metadata: map[string]string{"subject": "bob"}})
-	state := ask(t, alice, ops, map[string]any{"n": 1})
+	state := ask(alice, t, ops, map[string]any{"n": 1})
 
 	for _, c := range []struct {
 		name, state, why string
@@ -135,7 +135,7 @@ func TestReplicasShareTheStateKey(t *testing.T) {
 	key := bytes.Repeat([]byte("k"), toolops.MinStateKeyBytes)
 	one, other := a.ops(t, toolops.WithStateKey(key)), a.ops(t, toolops.WithStateKey(key))
 	ctx := context.Background()
-	state := ask(t, ctx, one, nil)
+	state := ask(ctx, t, one, nil)
 	res, err := other.Run(ctx, toolops.RunRequest{ID: "ask:name", Input: &toolops.Input{Responses: ada, State: state}})
 	require.NoError(t, err)
 	assert.Equal(t, "Ada", res.Structured)
@@ -152,7 +152,7 @@ func TestTheStateExpires(t *testing.T) {
 		a := newAsking(t)
 		ops := a.ops(t)
 		ctx := context.Background()
-		state := ask(t, ctx, ops, nil)
+		state := ask(ctx, t, ops, nil)
 		time.Sleep(toolops.InputStateTTL + time.Second)
 		_, err := ops.Run(ctx, toolops.RunRequest{ID: "ask:name", Input: &toolops.Input{Responses: ada, State: state}})
 		require.ErrorIs(t, err, toolops.ErrRequestState)
@@ -167,7 +167,7 @@ func FuzzRequestState(f *testing.F) {
 	a := newAsking(f)
 	ops, err := toolops.New(a.index, nil, a.runner)
 	require.NoError(f, err)
-	valid := ask(f, context.Background(), ops, nil)
+	valid := ask(context.Background(), f, ops, nil)
 	f.Add(valid + "x")
 	f.Add("e30.")
 	f.Add(".")

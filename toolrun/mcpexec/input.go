@@ -217,11 +217,8 @@ func clientCapabilitiesMeta(c Client) map[string]any {
 	if caps.Elicitation != nil {
 		meta["elicitation"] = caps.Elicitation
 	}
-	switch {
-	case caps.RootsV2 != nil:
+	if caps.RootsV2 != nil {
 		meta["roots"] = caps.RootsV2
-	case caps.Roots.ListChanged:
-		meta["roots"] = caps.Roots
 	}
 	return meta
 }
@@ -240,7 +237,7 @@ func undeclared(caps *mcp.ClientCapabilities, requests mcp.InputRequestMap) stri
 				return "sampling/createMessage"
 			}
 		case *mcp.ListRootsParams:
-			if caps.RootsV2 == nil && !caps.Roots.ListChanged {
+			if caps.RootsV2 == nil {
 				return "roots/list"
 			}
 		}

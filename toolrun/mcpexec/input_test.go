@@ -23,12 +23,12 @@ func addGreet(up *upstream, caps chan<- *mcp.ClientCapabilities) {
 	up.srv.AddTool(&mcp.Tool{Name: "greet", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		caps <- req.ClientCapabilities()
 		p := req.Params
-		switch {
-		case p.RequestState == "":
+		switch p.RequestState {
+		case "":
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{Message: "your name?",
 				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}},
 				RequestState: "round 1"}, nil
-		case p.RequestState == "round 1":
+		case "round 1":
 			name := p.InputResponses["name"].(*mcp.ElicitResult).Content["name"].(string)
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"greeting": &mcp.CreateMessageParams{MaxTokens: 5,
 				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "greet " + name}}}}},

@@ -93,7 +93,7 @@ func TestProfileOfAConfigurationNamingNone(t *testing.T) {
 		require.NoError(t, err)
 		res, err := x.Execute(ctx, toolcode.ExecuteParams{Code: "return 1"})
 		require.NoError(t, err)
-		return string(res.Isolation.Profile), log.String()
+		return res.Isolation.Profile, log.String()
 	}
 
 	profile, log := profileOf(t, config.CodeMode{Enabled: true})

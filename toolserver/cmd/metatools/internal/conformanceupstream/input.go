@@ -170,7 +170,7 @@ func addInputTools(s *mcp.Server) {
 			if caps != nil && caps.Sampling != nil {
 				asks["greeting"] = askModel("Generate a short greeting", 50)
 			}
-			if caps != nil && (caps.RootsV2 != nil || caps.Roots.ListChanged) {
+			if caps != nil && caps.RootsV2 != nil {
 				asks["client_roots"] = &mcp.ListRootsParams{}
 			}
 			if len(asks) == 0 {
