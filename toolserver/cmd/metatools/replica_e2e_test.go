@@ -584,3 +584,64 @@ func TestStatelessCannotAskTheClient(t *testing.T) {
 	default:
 	}
 }
+
+// TestInputRetriesReachTheOtherReplica runs server-everything's tools
+// that ask for sampling and elicitation through two stateless replicas
+// behind a round-robin proxy, for the TypeScript SDK v2 client pinned to
+// 2026-07-28: each input_required result comes from one replica and the
+// client's retry reaches the other. With the same server.stateKey the
+// other replica accepts the retry and the calls complete; with a key of
+// each replica's own, it refuses the state (-32602), which shows that
+// the retries did cross.
+func TestInputRetriesReachTheOtherReplica(t *testing.T) {
+	modules, err := filepath.Abs(e2eModules)
+	require.NoError(t, err)
+	upstream := everythingServer(t)
+	calls := `[{"tool":"everything:trigger-sampling-request","args":{"prompt":"what is a gateway?"}},` +
+		`{"tool":"everything:trigger-elicitation-request"}]`
+	run := func(t *testing.T, keys [2]string) inputReport {
+		var replicas [2]*served
+		var wg sync.WaitGroup
+		for i := range replicas {
+			cfg := fmt.Sprintf("mcpServers:\n  - name: everything\n    command: node\n    args: [%q, stdio]\n", upstream)
+			if keys[i] != "" {
+				cfg += "server:\n  stateKey: ${METATOOLS_STATE_KEY}\n"
+			}
+			file := writeFile(t, fmt.Sprintf("replica%d.yaml", i), cfg)
+			env := []string{"METATOOLS_STATE_KEY=" + keys[i]}
+			wg.Go(func() { replicas[i] = startServed(t, env, "--stateless", "--config", file, "--drain-delay", "0") })
+		}
+		wg.Wait()
+		for _, r := range replicas {
+			require.NotNil(t, r, "a replica started")
+		}
+		rr, front := newRoundRobin(t, replicas[0].base, replicas[1].base)
+		cmd := exec.Command("node", filepath.Join("testdata", "input", "client.mjs"), modules, "v2-2026-07-28", "http", front, "", calls)
+		cmd.Stderr = &testWriter{t: t}
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		var r inputReport
+		require.NoError(t, json.Unmarshal(out, &r), string(out))
+		require.Len(t, r.Results, 2)
+		_, seq, what := rr.counts()
+		t.Logf("through the proxy, in order %v: %v", seq, what)
+		return r
+	}
+
+	t.Run("shared key", func(t *testing.T) {
+		key := strings.Repeat("k", 32)
+		r := run(t, [2]string{key, key})
+		for _, res := range r.Results {
+			assert.False(t, res.IsError, res.Text)
+		}
+		assert.Contains(t, r.Results[0].Text, "sampled by the e2e client")
+		assert.Contains(t, r.Results[1].Text, "Ada Lovelace")
+	})
+	t.Run("a key of each replica's own", func(t *testing.T) {
+		r := run(t, [2]string{})
+		for _, res := range r.Results {
+			assert.True(t, res.IsError, res.Text)
+			assert.Contains(t, res.Text, "invalid requestState: it is not one this server issued")
+		}
+	})
+}
