@@ -140,6 +140,28 @@ type inputReport struct {
 	Asked []map[string]string `json:"asked"`
 }
 
+// inputCalls run server-everything's tools that ask the client for a
+// sampling and an elicitation.
+const inputCalls = `[{"tool":"everything:trigger-sampling-request","args":{"prompt":"what is a gateway?"}},` +
+	`{"tool":"everything:trigger-elicitation-request"}]`
+
+// runInputClient runs inputCalls with testdata/input/client.mjs: the
+// TypeScript SDK named by sdk, over transport, against target (the
+// metatools binary, given cfg, or an endpoint), and returns its report.
+func runInputClient(t *testing.T, sdk, transport, target, cfg string) inputReport {
+	t.Helper()
+	modules, err := filepath.Abs(e2eModules)
+	require.NoError(t, err)
+	cmd := exec.Command("node", filepath.Join("testdata", "input", "client.mjs"), modules, sdk, transport, target, cfg, inputCalls)
+	cmd.Stderr = &testWriter{t: t}
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	var r inputReport
+	require.NoError(t, json.Unmarshal(out, &r), string(out))
+	require.Len(t, r.Results, 2)
+	return r
+}
+
 // TestUpstreamInputReachesEveryClient runs server-everything's tools
 // that ask for sampling and elicitation (by requests of their own, as a
 // server of 2025-11-25) through run_tool, for the official TypeScript
@@ -148,11 +170,7 @@ type inputReport struct {
 // the requests in input_required results and answers them in retries.
 // Each client's answers reach the upstream.
 func TestUpstreamInputReachesEveryClient(t *testing.T) {
-	modules, err := filepath.Abs(e2eModules)
-	require.NoError(t, err)
 	config := everythingConfig(t)
-	calls := `[{"tool":"everything:trigger-sampling-request","args":{"prompt":"what is a gateway?"}},` +
-		`{"tool":"everything:trigger-elicitation-request"}]`
 	for _, sdk := range []string{"v1", "v2-2026-07-28"} {
 		for _, transport := range []string{"stdio", "http"} {
 			t.Run(sdk+"/"+transport, func(t *testing.T) {
@@ -160,16 +178,10 @@ func TestUpstreamInputReachesEveryClient(t *testing.T) {
 				if transport == "http" {
 					target, cfg = serveHTTP(t, nil, "--config", config), ""
 				}
-				cmd := exec.Command("node", filepath.Join("testdata", "input", "client.mjs"), modules, sdk, transport, target, cfg, calls)
-				cmd.Stderr = &testWriter{t: t}
-				out, err := cmd.Output()
-				require.NoError(t, err)
-				var r inputReport
-				require.NoError(t, json.Unmarshal(out, &r), string(out))
+				r := runInputClient(t, sdk, transport, target, cfg)
 				if sdk != "v1" {
 					assert.Equal(t, "2026-07-28", r.ProtocolVersion)
 				}
-				require.Len(t, r.Results, 2)
 				for _, res := range r.Results {
 					assert.False(t, res.IsError, res.Text)
 				}

@@ -594,11 +594,7 @@ func TestStatelessCannotAskTheClient(t *testing.T) {
 // each replica's own, it refuses the state (-32602), which shows that
 // the retries did cross.
 func TestInputRetriesReachTheOtherReplica(t *testing.T) {
-	modules, err := filepath.Abs(e2eModules)
-	require.NoError(t, err)
 	upstream := everythingServer(t)
-	calls := `[{"tool":"everything:trigger-sampling-request","args":{"prompt":"what is a gateway?"}},` +
-		`{"tool":"everything:trigger-elicitation-request"}]`
 	run := func(t *testing.T, keys [2]string) inputReport {
 		var replicas [2]*served
 		var wg sync.WaitGroup
@@ -616,13 +612,7 @@ func TestInputRetriesReachTheOtherReplica(t *testing.T) {
 			require.NotNil(t, r, "a replica started")
 		}
 		rr, front := newRoundRobin(t, replicas[0].base, replicas[1].base)
-		cmd := exec.Command("node", filepath.Join("testdata", "input", "client.mjs"), modules, "v2-2026-07-28", "http", front, "", calls)
-		cmd.Stderr = &testWriter{t: t}
-		out, err := cmd.Output()
-		require.NoError(t, err)
-		var r inputReport
-		require.NoError(t, json.Unmarshal(out, &r), string(out))
-		require.Len(t, r.Results, 2)
+		r := runInputClient(t, "v2-2026-07-28", "http", front, "")
 		_, seq, what := rr.counts()
 		t.Logf("through the proxy, in order %v: %v", seq, what)
 		return r
