@@ -269,18 +269,19 @@ func TestServerGoneReconnects(t *testing.T) {
 // it is safe is called again.
 func TestSessionBreaksDuringTheCall(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "flaky"}, nil)
+	ss := newServerSessions(srv)
 	var mu sync.Mutex
 	calls := map[string]int{}
-	breakFirst := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	breakFirst := func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		mu.Lock()
+		defer mu.Unlock()
 		calls[req.Params.Name]++
-		first := calls[req.Params.Name] == 1
-		mu.Unlock()
-		if first {
-			// Closing waits for the handlers under way, this one too.
-			go req.Session.Close()
-			<-ctx.Done()
-			return nil, ctx.Err()
+		if calls[req.Params.Name] == 1 {
+			// The connection drops, as a crashed server's does, before
+			// the call can be answered: each first call is the first on
+			// its connection, made in order.
+			_ = (<-ss.conns).Close()
+			return nil, errors.New("the connection dropped")
 		}
 		return testtools.Structured(map[string]any{"tool": req.Params.Name})
 	}
@@ -294,7 +295,7 @@ func TestSessionBreaksDuringTheCall(t *testing.T) {
 	for name, annotations := range tools {
 		srv.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}, Annotations: annotations}, breakFirst)
 	}
-	m := newManager(t, mcpexec.WithServer("flaky", mcpexec.InMemory(srv)))
+	m := newManager(t, mcpexec.WithServer("flaky", ss.config()))
 
 	for name, annotations := range tools {
 		t.Run(name, func(t *testing.T) {
