@@ -52,12 +52,12 @@ func WithStateKey(key []byte) Option {
 
 // sealedState is what a signed state holds.
 type sealedState struct {
-	// Call is a digest of the call the state belongs to: the tool, its
-	// arguments, the backend asked for and the caller's metadata.
-	Call []byte `json:"c"`
+	// Request is a digest of the request the state belongs to and of its
+	// caller's metadata.
+	Request []byte `json:"c"`
 	// Expires is when the state lapses, in Unix seconds.
 	Expires int64 `json:"x"`
-	// State is the executor's state.
+	// State is the backend's state.
 	State string `json:"s,omitempty"`
 }
 
@@ -68,39 +68,63 @@ func newStateKey() []byte {
 	return key
 }
 
-// callDigest identifies a call for its state: the same tool with the same
-// arguments, backend and caller.
-func callDigest(ctx context.Context, req RunRequest) ([]byte, error) {
-	b, err := json.Marshal(struct {
-		ID       string            `json:"id"`
-		Args     map[string]any    `json:"args"`
-		Backend  string            `json:"backend"`
-		Metadata map[string]string `json:"metadata"`
-	}{req.ID, req.Args, req.Backend, CallerFrom(ctx).Metadata})
+// SealState returns the requestState a caller gets for the state of a
+// request that waits for the caller's input (state is what the backend
+// needs on the next attempt): signed with the service's key
+// ([WithStateKey]), bound to the request and to the caller of ctx
+// ([CallerFrom]), and valid for [InputStateTTL]. request is a value that
+// identifies the request as JSON: the same on every attempt, and another
+// for any other request. [Service.Run] seals the state of its calls so; a
+// face that relays other requests for input (an upstream's prompts) seals
+// theirs with it too. Errors have op [OpState].
+func (s *Service) SealState(ctx context.Context, request any, state string) (string, error) {
+	digest, err := requestDigest(ctx, request)
 	if err != nil {
-		return nil, errors.Opf(OpRun, errors.InvalidArgument, "tool %q: the arguments cannot be encoded: %v", req.ID, err)
+		return "", err
+	}
+	return s.seal(digest, state, time.Now())
+}
+
+// OpenState returns the state that [Service.SealState] sealed in
+// requestState for the same request and caller, before it expired.
+// Anything else fails with code [errors.InvalidArgument] and cause
+// [ErrRequestState], saying which, never what the state holds.
+func (s *Service) OpenState(ctx context.Context, request any, requestState string) (string, error) {
+	digest, err := requestDigest(ctx, request)
+	if err != nil {
+		return "", err
+	}
+	return s.unseal(digest, requestState, time.Now())
+}
+
+// requestDigest identifies a request and its caller for their state.
+func requestDigest(ctx context.Context, request any) ([]byte, error) {
+	b, err := json.Marshal(struct {
+		Request  any               `json:"request"`
+		Metadata map[string]string `json:"metadata"`
+	}{request, CallerFrom(ctx).Metadata})
+	if err != nil {
+		return nil, errors.Opf(OpState, errors.InvalidArgument, "the request cannot be encoded: %v", err)
 	}
 	sum := sha256.Sum256(b)
 	return sum[:], nil
 }
 
-// seal returns the state the caller gets for an executor's state.
-func (s *Service) seal(call []byte, state string, now time.Time) (string, error) {
-	payload, err := json.Marshal(sealedState{Call: call, Expires: now.Add(InputStateTTL).Unix(), State: state})
+// seal returns the requestState of a backend's state.
+func (s *Service) seal(request []byte, state string, now time.Time) (string, error) {
+	payload, err := json.Marshal(sealedState{Request: request, Expires: now.Add(InputStateTTL).Unix(), State: state})
 	if err != nil {
-		return "", errors.Opf(OpRun, errors.Internal, "encode the state of the call: %v", err)
+		return "", errors.Opf(OpState, errors.Internal, "encode the state of the request: %v", err)
 	}
 	enc := base64.RawURLEncoding
 	return enc.EncodeToString(payload) + "." + enc.EncodeToString(s.mac(payload)), nil
 }
 
-// unseal returns the executor's state of a state the caller returned: one
-// this service signed, for this call, not expired. Anything else is an
-// error of code [errors.InvalidArgument] that says which, never what the
-// state holds.
-func (s *Service) unseal(call []byte, state string, now time.Time) (string, error) {
+// unseal returns the backend's state in a requestState the caller
+// returned: one this service signed, for this request, not expired.
+func (s *Service) unseal(request []byte, state string, now time.Time) (string, error) {
 	invalid := func(why string) error {
-		return errors.Opf(OpRun, errors.InvalidArgument, "%w: it %s; make the call again without it", ErrRequestState, why)
+		return errors.Opf(OpState, errors.InvalidArgument, "%w: it %s; make the request again without it", ErrRequestState, why)
 	}
 	enc := base64.RawURLEncoding
 	p, m, ok := strings.Cut(state, ".")
@@ -113,8 +137,8 @@ func (s *Service) unseal(call []byte, state string, now time.Time) (string, erro
 	if err := json.Unmarshal(payload, &st); err != nil {
 		return "", invalid("is not one this server issued, or was changed")
 	}
-	if !hmac.Equal(st.Call, call) {
-		return "", invalid("belongs to another call (another tool, other arguments or another caller)")
+	if !hmac.Equal(st.Request, request) {
+		return "", invalid("belongs to another request (another tool or prompt, other arguments or another caller)")
 	}
 	if now.Unix() > st.Expires {
 		return "", invalid("has expired")
@@ -129,21 +153,26 @@ func (s *Service) mac(payload []byte) []byte {
 	return h.Sum(nil)
 }
 
+// runIdentity identifies a run for its state: the same tool with the same
+// arguments and backend.
+type runIdentity struct {
+	ID      string         `json:"id"`
+	Args    map[string]any `json:"args"`
+	Backend string         `json:"backend"`
+}
+
 // runInput returns the runner's input of a run whose caller can answer
-// requests for input, and the digest of the call its state is bound to.
-func (s *Service) runInput(ctx context.Context, req RunRequest) (*toolrun.Input, []byte, error) {
+// requests for input.
+func (s *Service) runInput(ctx context.Context, req RunRequest) (*toolrun.Input, error) {
 	if req.Input == nil {
-		return nil, nil, nil
-	}
-	call, err := callDigest(ctx, req)
-	if err != nil {
-		return nil, nil, err
+		return nil, nil
 	}
 	in := &toolrun.Input{Responses: req.Input.Responses}
 	if req.Input.State != "" {
-		if in.State, err = s.unseal(call, req.Input.State, time.Now()); err != nil {
-			return nil, nil, err
+		var err error
+		if in.State, err = s.OpenState(ctx, runIdentity{req.ID, req.Args, req.Backend}, req.Input.State); err != nil {
+			return nil, err
 		}
 	}
-	return in, call, nil
+	return in, nil
 }

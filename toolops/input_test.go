@@ -112,8 +112,8 @@ func TestTheStateOfACallIsItsOwn(t *testing.T) {
 	}{
 		{"tampered", state + "-TAMPERED", "is not one this server issued, or was changed", alice, map[string]any{"n": 1}, ops},
 		{"not a state", "hello", "is not one this server issued, or was changed", alice, map[string]any{"n": 1}, ops},
-		{"other arguments", state, "belongs to another call", alice, map[string]any{"n": 2}, ops},
-		{"another caller", state, "belongs to another call", bob, map[string]any{"n": 1}, ops},
+		{"other arguments", state, "belongs to another request", alice, map[string]any{"n": 2}, ops},
+		{"another caller", state, "belongs to another request", bob, map[string]any{"n": 1}, ops},
 		{"another server's key", state, "is not one this server issued", alice, map[string]any{"n": 1}, a.ops(t)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -124,6 +124,37 @@ func TestTheStateOfACallIsItsOwn(t *testing.T) {
 			assert.Contains(t, err.Error(), c.why)
 			assert.Len(t, a.seen, ran, "the tool did not run")
 		})
+	}
+}
+
+// TestTheStateOfAnyRequest shows the sealing a face uses for requests
+// other than runs (an upstream's prompts): a state opens for the same
+// request of the same caller only, and a run's state is no prompt's.
+func TestTheStateOfAnyRequest(t *testing.T) {
+	a := newAsking(t)
+	ops := a.ops(t)
+	alice := toolops.WithCaller(context.Background(), toolops.Caller{Metadata: map[string]string{"subject": "alice"}})
+	bob := toolops.WithCaller(context.Background(), toolops.Caller{Metadata: map[string]string{"subject": "bob"}})
+	type prompt struct{ Server, Name string }
+	sealed, err := ops.SealState(alice, prompt{"docs", "summarize"}, "upstream state")
+	require.NoError(t, err)
+	assert.NotContains(t, sealed, "upstream state", "the state is signed, and not readable as it is")
+
+	got, err := ops.OpenState(alice, prompt{"docs", "summarize"}, sealed)
+	require.NoError(t, err)
+	assert.Equal(t, "upstream state", got)
+
+	for name, open := range map[string]func() (string, error){
+		"another prompt": func() (string, error) { return ops.OpenState(alice, prompt{"docs", "translate"}, sealed) },
+		"another caller": func() (string, error) { return ops.OpenState(bob, prompt{"docs", "summarize"}, sealed) },
+		"a run's state": func() (string, error) {
+			return ops.OpenState(alice, prompt{"docs", "summarize"}, ask(alice, t, ops, map[string]any{"n": 1}))
+		},
+	} {
+		_, err := open()
+		require.ErrorIs(t, err, toolops.ErrRequestState, name)
+		assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err), name)
+		assert.Contains(t, err.Error(), "belongs to another request", name)
 	}
 }
 

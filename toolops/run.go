@@ -46,14 +46,14 @@ func (s *Service) Run(ctx context.Context, req RunRequest) (*toolrun.RunResult, 
 	if req.Backend != "" {
 		opts.Prefer = []toolrun.SelectHint{{Backend: req.Backend}}
 	}
-	input, call, err := s.runInput(ctx, req)
+	input, err := s.runInput(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, errors.WithOp(OpRun, err)
 	}
 	opts.Input = input
 	res, err := s.runner.Run(ctx, req.ID, req.Args, opts)
 	if err == nil && res.InputRequired != nil {
-		state, err := s.seal(call, res.InputRequired.State, time.Now())
+		state, err := s.SealState(ctx, runIdentity{req.ID, req.Args, req.Backend}, res.InputRequired.State)
 		if err != nil {
 			return nil, err
 		}

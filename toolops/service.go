@@ -19,6 +19,9 @@ const (
 	OpDeclare    = "declare"
 	OpRun        = "run"
 	OpChain      = "chain"
+	// OpState is the op of the errors of [Service.SealState] and
+	// [Service.OpenState].
+	OpState = "state"
 )
 
 // Service is the catalogue's operations as offered to a caller: over the

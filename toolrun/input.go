@@ -67,12 +67,13 @@ func inputMethod(req mcp.InputRequest) string {
 	return "an unknown request"
 }
 
-// unanswerable is the error of a call whose tool needs input its caller
-// cannot give.
-func unanswerable(r *InputRequired) error {
+// Unanswerable is the error of a request whose server needs input, r,
+// that its caller cannot give: code [errors.Unsupported], naming the
+// methods of the requests.
+func (r *InputRequired) Unanswerable() error {
 	what := "input"
 	if m := r.methods(); len(m) > 0 {
 		what = strings.Join(m, ", ")
 	}
-	return errors.Errorf(errors.Unsupported, "the tool needs input from the caller (%s), which this caller cannot give: call it from an MCP client of protocol 2026-07-28 or later, or one that answers these requests", what)
+	return errors.Errorf(errors.Unsupported, "the server needs input from the caller (%s), which this caller cannot give: make the request from an MCP client of protocol 2026-07-28 or later, or one that answers these requests", what)
 }

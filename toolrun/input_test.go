@@ -49,6 +49,6 @@ func TestInputRequired(t *testing.T) {
 	_, err = f.runner().Run(ctx, "demo:echo", nil)
 	require.Error(t, err)
 	assert.Equal(t, errors.Unsupported, errors.CodeOf(err))
-	assert.Contains(t, err.Error(), "the tool needs input from the caller (elicitation/create, roots/list), which this caller cannot give")
+	assert.Contains(t, err.Error(), "the server needs input from the caller (elicitation/create, roots/list), which this caller cannot give")
 	assert.Equal(t, []*toolrun.Input{{}, answer, nil}, seen, "the executor sees what the caller gave")
 }

@@ -347,7 +347,7 @@ func (r *Runner) pipeline(ctx context.Context, c *callState, args map[string]any
 	}
 	if out.InputRequired != nil {
 		if call.Input == nil {
-			return nil, unanswerable(out.InputRequired)
+			return nil, out.InputRequired.Unanswerable()
 		}
 		return &RunResult{Tool: call.Tool, Backend: call.Backend, Attempts: c.attempts, InputRequired: out.InputRequired}, nil
 	}

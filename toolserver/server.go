@@ -146,10 +146,17 @@ func New(ops *toolops.Service, opts ...Option) (*Server, error) {
 	mcpOpts := &mcp.ServerOptions{Instructions: s.instructions, Logger: s.logger}
 	if s.upstreamSessions != nil && len(s.upstreams) > 0 {
 		s.forward = forward.New(forward.Config{
-			Sessions: s.upstreamSessions, Upstreams: s.upstreams,
+			Sessions: s.upstreamSessions, States: ops, Upstreams: s.upstreams,
 			Reached: ops.NamespaceReached, Clash: s.clash, Logger: s.logger,
 		})
 		s.forward.ServerOptions(mcpOpts)
+	} else {
+		// The SDK answers prompts/list, resources/list and
+		// resources/templates/list (with empty lists) whatever the
+		// server declares: declare what is answered.
+		mcpOpts.Capabilities = &mcp.ServerCapabilities{
+			Logging: &mcp.LoggingCapabilities{}, Prompts: &mcp.PromptCapabilities{}, Resources: &mcp.ResourceCapabilities{},
+		}
 	}
 	s.mcp = mcp.NewServer(s.impl, mcpOpts)
 	s.addMetaTools()

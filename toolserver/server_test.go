@@ -185,6 +185,26 @@ func TestMetaToolsAreListed(t *testing.T) {
 	assert.Equal(t, toolserver.DefaultInstructions, cs.InitializeResult().Instructions)
 }
 
+// TestNoUpstreamsEmptyPrompts checks that a server without upstreams
+// declares the prompts and resources it answers with empty lists, so that
+// what it declares and what it answers agree.
+func TestNoUpstreamsEmptyPrompts(t *testing.T) {
+	cs := connect(t, newCatalogue(t).server(), nil)
+	caps := cs.InitializeResult().Capabilities
+	require.NotNil(t, caps.Prompts)
+	require.NotNil(t, caps.Resources)
+	assert.False(t, caps.Prompts.ListChanged, "nothing changes them")
+	assert.False(t, caps.Resources.ListChanged || caps.Resources.Subscribe)
+	assert.Nil(t, caps.Completions, "there is nothing to complete")
+	ctx := context.Background()
+	prompts, err := cs.ListPrompts(ctx, nil)
+	require.NoError(t, err)
+	assert.Empty(t, prompts.Prompts)
+	resources, err := cs.ListResources(ctx, nil)
+	require.NoError(t, err)
+	assert.Empty(t, resources.Resources)
+}
+
 // TestMetaToolSchemasAreObjects checks that no schema of a meta-tool,
 // at any depth, is a bare true: valid JSON Schema, but clients that
 // convert schemas for their models expect objects (the Inspector reports

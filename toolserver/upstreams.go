@@ -10,7 +10,9 @@ import (
 // resources, resource templates, prompts and completions it serves
 // ([WithUpstreams]); the toolrun/mcpexec Manager implements it. Session
 // returns the live session of the named server, connecting first when
-// needed; the Server never closes it, and asks again for each request. An
+// needed; the Server never closes it, and asks again for each request.
+// GetPrompt and ReadResource make those requests on behalf of the client
+// in the context, relaying the upstream's requests for input. An
 // Upstreams that also has a method Redact(server, text string) string has
 // it remove the secrets an upstream is given from the errors of its
 // requests before they are passed on or logged.

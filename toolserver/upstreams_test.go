@@ -344,10 +344,9 @@ func TestUpstreamErrorsHideTheSecretsOfTheUpstream(t *testing.T) {
 	m, err := mcpexec.NewManager(mcpexec.WithServer("vault", mcpexec.ServerConfig{URL: h.URL + "?token=" + token, Headers: map[string]string{"X-API-Key": key}}))
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		// The upstream is gone: ending its session fails, quoting its URL.
-		err := m.Close()
-		require.Error(t, err)
-		assert.NotContains(t, err.Error(), token)
+		// The request that found the upstream gone dropped its session:
+		// there is none left to end.
+		assert.NoError(t, m.Close())
 	})
 	c := newCatalogue(t)
 	srv := c.server(toolserver.WithUpstreams(m, toolserver.Upstream{Server: "vault"}))

@@ -69,50 +69,27 @@ func (m *Manager) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Outp
 		token, sink = m.trackProgress(call.OnProgress)
 		defer m.untrackProgress(token, sink)
 	}
-	// The call's own context ends it once an older server asks the
-	// caller for input.
-	callCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	input, ask, err := s.withInput(call.Input, stop)
-	if err != nil {
-		return toolrun.Output{}, err
-	}
-	if ask != nil {
-		callCtx = withAsker(callCtx, ask)
-	}
-	var res *mcp.CallToolResult
 	resend := func(err error) bool { return toolrun.SafeToRepeat(call, err) }
-	err = s.do(callCtx, resend, func(sess *mcp.ClientSession) error {
-		// The SDK adds to a request's metadata: each attempt gets its own.
-		params := &mcp.CallToolParams{Name: name, Arguments: call.Args}
-		if call.Input != nil {
-			params.InputResponses, params.RequestState = call.Input.Responses, input.Upstream
-			if caller := clientFrom(ctx); caller != nil {
-				params.Meta = mcp.Meta{mcp.MetaKeyClientCapabilities: clientCapabilitiesMeta(caller)}
+	res, ir, err := relay(ctx, s, call.Input, resend,
+		func(ctx context.Context, sess *mcp.ClientSession, at attempt) (*mcp.CallToolResult, error) {
+			params := &mcp.CallToolParams{Name: name, Arguments: call.Args,
+				InputResponses: at.Responses, RequestState: at.State, Meta: at.Meta()}
+			if token != "" {
+				params.SetProgressToken(token)
 			}
-		}
-		if token != "" {
-			params.SetProgressToken(token)
-		}
-		var err error
-		res, err = sess.CallTool(callCtx, params)
-		return err
-	})
+			return sess.CallTool(ctx, params)
+		},
+		func(res *mcp.CallToolResult) (mcp.InputRequestMap, string) {
+			return res.InputRequests, res.RequestState
+		})
 	if token != "" {
 		sink.await(ctx)
-	}
-	if asked := ask.requests(); asked != nil {
-		// An older server asked during the call, which was stopped.
-		return s.inputRequired(ctx, asked, inputState{Answers: input.Answers})
 	}
 	if err != nil {
 		return toolrun.Output{}, s.explainRefusal(ctx, name, err)
 	}
-	if res.NeedsInput() {
-		if call.Input == nil {
-			return toolrun.Output{InputRequired: &toolrun.InputRequired{Requests: res.InputRequests}}, nil
-		}
-		return s.inputRequired(ctx, res.InputRequests, inputState{Upstream: res.RequestState})
+	if ir != nil {
+		return toolrun.Output{InputRequired: ir}, nil
 	}
 	out := toolrun.Output{Content: res.Content, Structured: res.StructuredContent, IsError: res.IsError}
 	if res.IsError {
@@ -143,23 +120,23 @@ func (s *server) withInput(in *toolrun.Input, stop context.CancelFunc) (inputSta
 	return st, &asker{answers: answers, stop: stop, asked: mcp.InputRequestMap{}}, nil
 }
 
-// inputRequired is the output of a call that needs the caller's answers
-// to requests before it can go on, with the state the next attempt
-// needs. A request the caller did not declare it can answer fails the
-// call instead, with code [errors.Unsupported].
-func (s *server) inputRequired(ctx context.Context, requests mcp.InputRequestMap, st inputState) (toolrun.Output, error) {
+// inputRequired is what a request that needs the caller's answers to
+// requests before it can go on returns, with the state the next attempt
+// needs. A request the caller did not declare it can answer fails it
+// instead, with code [errors.Unsupported].
+func (s *server) inputRequired(ctx context.Context, requests mcp.InputRequestMap, st inputState) (*toolrun.InputRequired, error) {
 	if caller := clientFrom(ctx); caller != nil {
 		if method := undeclared(capabilitiesOf(caller), requests); method != "" {
-			e := errors.Errorf(errors.Unsupported, "the tool asks the client for %s, which the client does not declare it can answer", method)
+			e := errors.Errorf(errors.Unsupported, "the server asks the client for %s, which the client does not declare it can answer", method)
 			e.Backend = identity(s.name)
-			return toolrun.Output{}, e
+			return nil, e
 		}
 	}
 	state, err := st.encode()
 	if err != nil {
-		return toolrun.Output{}, err
+		return nil, err
 	}
-	return toolrun.Output{InputRequired: &toolrun.InputRequired{Requests: requests, State: state}}, nil
+	return &toolrun.InputRequired{Requests: requests, State: state}, nil
 }
 
 // explainRefusal returns the error of a call the server refused, naming

@@ -34,6 +34,85 @@ import (
 // The state is this package's own, as JSON; the runner's caller protects
 // its integrity (see [toolrun.InputRequired.State]).
 
+// inputResult is the result of a request a server of protocol
+// 2026-07-28 or later may answer with requests for input: a tool's, a
+// prompt's or a resource's.
+type inputResult interface {
+	NeedsInput() bool
+}
+
+// attempt is what one attempt of a request carries for the server's
+// requests for input: the caller's answers, the server's state of the
+// earlier attempt, and what the caller can answer. All are empty for a
+// caller that cannot answer.
+type attempt struct {
+	Responses mcp.InputResponseMap
+	State     string
+	caps      map[string]any
+}
+
+// Meta returns the request's metadata for the attempt, a map of its own:
+// the SDK adds to a request's metadata.
+func (at attempt) Meta() mcp.Meta {
+	if at.caps == nil {
+		return nil
+	}
+	return mcp.Meta{mcp.MetaKeyClientCapabilities: at.caps}
+}
+
+// relay makes a request of server s, sent by send on a session of s,
+// relaying the server's requests for input as the comment above says
+// when in is set (the caller answers them by making the request again);
+// asks returns the requests and state of a result that needs input. It
+// returns the server's result, or the requests for input: with a state,
+// for a caller that can answer them, or none (in is nil), for the caller
+// to refuse. resend is the rule of [server.do].
+func relay[R inputResult](ctx context.Context, s *server, in *toolrun.Input, resend func(error) bool,
+	send func(context.Context, *mcp.ClientSession, attempt) (R, error),
+	asks func(R) (mcp.InputRequestMap, string),
+) (R, *toolrun.InputRequired, error) {
+	var zero R
+	// The request's own context ends it once an older server asks the
+	// caller for input.
+	reqCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	st, ask, err := s.withInput(in, stop)
+	if err != nil {
+		return zero, nil, err
+	}
+	var at attempt
+	if ask != nil {
+		reqCtx = withAsker(reqCtx, ask)
+		at = attempt{Responses: in.Responses, State: st.Upstream}
+		if caller := clientFrom(ctx); caller != nil {
+			at.caps = clientCapabilitiesMeta(caller)
+		}
+	}
+	var res R
+	err = s.do(reqCtx, resend, func(sess *mcp.ClientSession) error {
+		var err error
+		res, err = send(reqCtx, sess, at)
+		return err
+	})
+	if asked := ask.requests(); asked != nil {
+		// An older server asked during the request, which was stopped.
+		ir, err := s.inputRequired(ctx, asked, inputState{Answers: st.Answers})
+		return zero, ir, err
+	}
+	if err != nil {
+		return zero, nil, err
+	}
+	if !res.NeedsInput() {
+		return res, nil, nil
+	}
+	requests, state := asks(res)
+	if in == nil {
+		return zero, &toolrun.InputRequired{Requests: requests}, nil
+	}
+	ir, err := s.inputRequired(ctx, requests, inputState{Upstream: state})
+	return zero, ir, err
+}
+
 // inputState is the state of a call that needs input.
 type inputState struct {
 	// Upstream is the server's requestState (protocol 2026-07-28 on).

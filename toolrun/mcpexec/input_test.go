@@ -128,7 +128,7 @@ func TestARequestTheClientCannotAnswerFailsTheCall(t *testing.T) {
 
 	_, err := d.session.CallTool(t.Context(), &mcp.CallToolParams{Name: "greet"})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "the tool asks the client for elicitation/create, which the client does not declare it can answer")
+	assert.Contains(t, err.Error(), "the server asks the client for elicitation/create, which the client does not declare it can answer")
 	c := <-caps
 	assert.Nil(t, c.Elicitation)
 	assert.Nil(t, c.Sampling)
@@ -146,4 +146,107 @@ func TestAStateThatIsNotJSONIsRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
 	assert.Contains(t, err.Error(), "the state of the earlier attempt is not valid")
+}
+
+// promptGateway is a server that serves prompts (name: server) and
+// resources of the server "up" through a manager, as inputGateway serves
+// its tools.
+func promptGateway(m *mcpexec.Manager, prompts map[string]string, resources []string, calls *atomic.Int32) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "gateway", Version: "1"}, nil)
+	input := func(session *mcp.ServerSession, responses mcp.InputResponseMap, state string) *toolrun.Input {
+		if !mcpexec.RetriesForInput(session) {
+			return nil
+		}
+		return &toolrun.Input{Responses: responses, State: state}
+	}
+	for name, server := range prompts {
+		srv.AddPrompt(&mcp.Prompt{Name: name}, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			calls.Add(1)
+			res, asked, err := m.GetPrompt(mcpexec.WithClient(ctx, req.Session), server, &mcp.GetPromptParams{Name: name},
+				input(req.Session, req.Params.InputResponses, req.Params.RequestState))
+			if asked != nil {
+				return &mcp.GetPromptResult{InputRequests: asked.Requests, RequestState: asked.State}, nil
+			}
+			return res, err
+		})
+	}
+	for _, uri := range resources {
+		srv.AddResource(&mcp.Resource{URI: uri, Name: uri}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			calls.Add(1)
+			res, asked, err := m.ReadResource(mcpexec.WithClient(ctx, req.Session), "up", &mcp.ReadResourceParams{URI: uri},
+				input(req.Session, req.Params.InputResponses, req.Params.RequestState))
+			if asked != nil {
+				return &mcp.ReadResourceResult{InputRequests: asked.Requests, RequestState: asked.State}, nil
+			}
+			return res, err
+		})
+	}
+	return srv
+}
+
+// TestPromptsAndResourcesRelayInput shows a prompt and a resource whose
+// server asks for input, got and read through the manager by a client of
+// 2026-07-28: in a result, as servers of that protocol do, and by a
+// request during prompts/get, as older ones do. The client gets the
+// requests in a result and answers them in a retry, which completes the
+// request. A client that cannot answer gets an error that names what was
+// asked.
+func TestPromptsAndResourcesRelayInput(t *testing.T) {
+	up := newUpstream(t)
+	askName := &mcp.ElicitParams{Message: "your name?", RequestedSchema: map[string]any{
+		"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}
+	named := func(answers mcp.InputResponseMap) (string, bool) {
+		r, ok := answers["name"].(*mcp.ElicitResult)
+		if !ok {
+			return "", false
+		}
+		return r.Content["name"].(string), true
+	}
+	up.srv.AddPrompt(&mcp.Prompt{Name: "greeting"}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		if name, ok := named(req.Params.InputResponses); ok && req.Params.RequestState == "asked" {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "greet " + name}}}}, nil
+		}
+		return &mcp.GetPromptResult{InputRequests: mcp.InputRequestMap{"name": askName}, RequestState: "asked"}, nil
+	})
+	// An upstream over streamable HTTP speaks 2025-11-25 here.
+	old := newUpstream(t)
+	old.srv.AddPrompt(&mcp.Prompt{Name: "older"}, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		answer, err := req.Session.Elicit(ctx, askName)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello " + answer.Content["name"].(string)}}}}, nil
+	})
+	up.srv.AddResource(&mcp.Resource{URI: "test://diary", Name: "diary"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		if name, ok := named(req.Params.InputResponses); ok {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "test://diary", Text: name + "'s diary"}}}, nil
+		}
+		return &mcp.ReadResourceResult{InputRequests: mcp.InputRequestMap{"name": askName}}, nil
+	})
+	m := newManager(t, mcpexec.WithServer("up", up.inMemory(t)), mcpexec.WithServer("old", mcpexec.ServerConfig{URL: old.url}), asking)
+	var calls atomic.Int32
+	gw := promptGateway(m, map[string]string{"greeting": "up", "older": "old"}, []string{"test://diary"}, &calls)
+	d := connectDownstreamAt(t, gw, true, "2026-07-28")
+
+	for name, want := range map[string]string{"greeting": "greet Ada", "older": "hello Ada"} {
+		calls.Store(0)
+		res, err := d.session.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: name})
+		require.NoError(t, err, name)
+		assert.Equal(t, want, res.Messages[0].Content.(*mcp.TextContent).Text)
+		assert.Equal(t, int32(2), calls.Load(), "%s: a request, and a retry with the answer", name)
+	}
+	read, err := d.session.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "test://diary"})
+	require.NoError(t, err)
+	assert.Equal(t, "Ada's diary", read.Contents[0].Text)
+
+	// A client that declares no elicitation is never asked.
+	unable := connectDownstreamAt(t, gw, false, "2026-07-28")
+	_, err = unable.session.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "greeting"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the server asks the client for elicitation/create, which the client does not declare it can answer")
+	// Nor is an older one that cannot be sent requests.
+	older := connectDownstreamAt(t, gw, false, "2025-11-25")
+	_, err = older.session.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "greeting"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the server needs input from the caller (elicitation/create)")
 }

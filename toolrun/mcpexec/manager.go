@@ -340,6 +340,62 @@ func (m *Manager) ListTools(ctx context.Context, server string) ([]*mcp.Tool, er
 	return tools, nil
 }
 
+// GetPrompt gets a prompt of the named server on behalf of the client of
+// ctx ([WithClient]), relaying the server's requests for input as
+// [Manager.Execute] relays a tool's: when in is set (the caller answers
+// them by asking again, with in), it returns either the prompt or the
+// requests, with the state the next attempt needs; otherwise a server that
+// needs input fails the request with code [errors.Unsupported].
+// params.InputResponses, RequestState and Meta are set from in.
+func (m *Manager) GetPrompt(ctx context.Context, server string, params *mcp.GetPromptParams, in *toolrun.Input) (*mcp.GetPromptResult, *toolrun.InputRequired, error) {
+	return relayed(ctx, m, "mcpexec.GetPrompt", server, in,
+		func(ctx context.Context, sess *mcp.ClientSession, at attempt) (*mcp.GetPromptResult, error) {
+			p := *params
+			p.InputResponses, p.RequestState, p.Meta = at.Responses, at.State, at.Meta()
+			return sess.GetPrompt(ctx, &p)
+		},
+		func(res *mcp.GetPromptResult) (mcp.InputRequestMap, string) {
+			return res.InputRequests, res.RequestState
+		})
+}
+
+// ReadResource reads a resource of the named server as [Manager.GetPrompt]
+// gets a prompt.
+func (m *Manager) ReadResource(ctx context.Context, server string, params *mcp.ReadResourceParams, in *toolrun.Input) (*mcp.ReadResourceResult, *toolrun.InputRequired, error) {
+	return relayed(ctx, m, "mcpexec.ReadResource", server, in,
+		func(ctx context.Context, sess *mcp.ClientSession, at attempt) (*mcp.ReadResourceResult, error) {
+			p := *params
+			p.InputResponses, p.RequestState, p.Meta = at.Responses, at.State, at.Meta()
+			return sess.ReadResource(ctx, &p)
+		},
+		func(res *mcp.ReadResourceResult) (mcp.InputRequestMap, string) {
+			return res.InputRequests, res.RequestState
+		})
+}
+
+// relayed makes a request that has no effect on the server (it may always
+// be sent again) through [relay], for op.
+func relayed[R inputResult](ctx context.Context, m *Manager, op, server string, in *toolrun.Input,
+	send func(context.Context, *mcp.ClientSession, attempt) (R, error),
+	asks func(R) (mcp.InputRequestMap, string),
+) (R, *toolrun.InputRequired, error) {
+	var zero R
+	s, err := m.server(server)
+	if err != nil {
+		return zero, nil, errors.WithOp(op, err)
+	}
+	res, ir, err := relay(ctx, s, in, always, send, asks)
+	switch {
+	case err != nil:
+		return zero, nil, errors.WithOp(op, err)
+	case ir != nil && in == nil:
+		e := errors.WithOp(op, ir.Unanswerable())
+		e.Backend = identity(s.name)
+		return zero, nil, e
+	}
+	return res, ir, nil
+}
+
 // Close stops every [Manager.AutoRefresh], closes every session and
 // waits for the processes the manager started to end: a process that
 // does not exit once its standard input is closed is sent SIGTERM, then

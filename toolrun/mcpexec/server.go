@@ -580,15 +580,16 @@ func isEncodeError(err error) bool {
 }
 
 // callError classifies the failure of a request: a JSON-RPC error the
-// server answered with keeps its code (see [errors.FromWire]); anything
-// else is a failure to reach the server, [errors.Unavailable] and
-// retryable.
+// server answered with keeps its code (see [errors.FromWire]), and when it
+// is not one of this taxonomy it stays the cause, so that a gateway can
+// pass it on as the server sent it; anything else is a failure to reach
+// the server, [errors.Unavailable] and retryable.
 func callError(err error) *errors.Error {
 	var w *jsonrpc.Error
 	if isJSONRPCError(err) && errors.As(err, &w) {
 		e := errors.FromWire(&errors.WireError{Code: w.Code, Message: w.Message, Data: w.Data})
-		if e.Err == nil {
-			e.Err = errors.New(w.Message)
+		if e.Err == nil || e.Err.Error() == w.Message {
+			e.Err = w
 		}
 		return e
 	}

@@ -133,11 +133,7 @@ type outcome struct {
 }
 
 func TestConformance(t *testing.T) {
-	upstream := filepath.Join(t.TempDir(), "conformanceupstream")
-	build := exec.Command("go", "build", "-o", upstream, "./internal/conformanceupstream")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "build the conformance upstream: %s", out)
-
+	upstream := conformanceUpstream(t)
 	for _, release := range conformanceReleases {
 		t.Run(release.revision, func(t *testing.T) {
 			testConformance(t, release, upstream)

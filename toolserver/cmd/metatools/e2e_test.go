@@ -46,6 +46,12 @@ func metatoolsBinary(t testing.TB) string {
 	return filepath.Join(built.dir, "metatools")
 }
 
+// conformanceUpstream returns the path of the conformance upstream
+// (internal/conformanceupstream), built once.
+func conformanceUpstream(t testing.TB) string {
+	return filepath.Join(filepath.Dir(metatoolsBinary(t)), "conformanceupstream")
+}
+
 func buildBinaries() (string, error) {
 	dir, err := os.MkdirTemp("", "metatools-e2e")
 	if err != nil {
@@ -64,6 +70,7 @@ func buildBinaries() (string, error) {
 		env      []string
 	}{
 		{"metatools", ".", nil},
+		{"conformanceupstream", "./internal/conformanceupstream", nil},
 		{runnerName, runnerPkg, []string{"CGO_ENABLED=0"}},
 		{runnerName + ".wasm", runnerPkg, []string{"GOOS=wasip1", "GOARCH=wasm"}},
 	} {

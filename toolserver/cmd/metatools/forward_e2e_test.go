@@ -145,20 +145,23 @@ type inputReport struct {
 const inputCalls = `[{"tool":"everything:trigger-sampling-request","args":{"prompt":"what is a gateway?"}},` +
 	`{"tool":"everything:trigger-elicitation-request"}]`
 
-// runInputClient runs inputCalls with testdata/input/client.mjs: the
-// TypeScript SDK named by sdk, over transport, against target (the
-// metatools binary, given cfg, or an endpoint), and returns its report.
-func runInputClient(t *testing.T, sdk, transport, target, cfg string) inputReport {
+// runInputClient runs requests (see testdata/input/client.mjs) with
+// testdata/input/client.mjs: the TypeScript SDK named by sdk, over
+// transport, against target (the metatools binary, given cfg, or an
+// endpoint), and returns its report, which has a result for each request.
+func runInputClient(t *testing.T, sdk, transport, target, cfg, requests string) inputReport {
 	t.Helper()
 	modules, err := filepath.Abs(e2eModules)
 	require.NoError(t, err)
-	cmd := exec.Command("node", filepath.Join("testdata", "input", "client.mjs"), modules, sdk, transport, target, cfg, inputCalls)
+	cmd := exec.Command("node", filepath.Join("testdata", "input", "client.mjs"), modules, sdk, transport, target, cfg, requests)
 	cmd.Stderr = &testWriter{t: t}
 	out, err := cmd.Output()
 	require.NoError(t, err)
 	var r inputReport
 	require.NoError(t, json.Unmarshal(out, &r), string(out))
-	require.Len(t, r.Results, 2)
+	var asked []any
+	require.NoError(t, json.Unmarshal([]byte(requests), &asked))
+	require.Len(t, r.Results, len(asked))
 	return r
 }
 
@@ -178,7 +181,7 @@ func TestUpstreamInputReachesEveryClient(t *testing.T) {
 				if transport == "http" {
 					target, cfg = serveHTTP(t, nil, "--config", config), ""
 				}
-				r := runInputClient(t, sdk, transport, target, cfg)
+				r := runInputClient(t, sdk, transport, target, cfg, inputCalls)
 				if sdk != "v1" {
 					assert.Equal(t, "2026-07-28", r.ProtocolVersion)
 				}
@@ -188,6 +191,33 @@ func TestUpstreamInputReachesEveryClient(t *testing.T) {
 				assert.Contains(t, r.Results[0].Text, "sampled by the e2e client", "the client's sampling reached the upstream")
 				assert.Contains(t, r.Results[1].Text, "Ada Lovelace", "the user's input reached the upstream")
 				assert.Equal(t, []map[string]string{{"sampling": "Resource trigger-sampling-request context: what is a gateway?"}, {"elicitation": "Please provide inputs for the following fields:"}}, r.Asked)
+			})
+		}
+	}
+}
+
+// TestUpstreamPromptInputReachesEveryClient gets a prompt of an upstream
+// of protocol 2026-07-28 that asks the client for the prompt's context
+// first, through metatools, for the official TypeScript SDK clients over
+// stdio and streamable HTTP: v2 pinned to 2026-07-28 gets the upstream's
+// request in an input_required result and answers it in a retry, which
+// carries the state metatools sealed; v1 is asked by a request of the
+// server during prompts/get. Each client's answer reaches the upstream.
+func TestUpstreamPromptInputReachesEveryClient(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "metatools.yaml")
+	require.NoError(t, os.WriteFile(config, []byte(upstreamConfig(conformanceUpstream(t))), 0o600))
+	const getPrompt = `[{"prompt":"test_input_required_result_prompt"}]`
+	for _, sdk := range []string{"v1", "v2-2026-07-28"} {
+		for _, transport := range []string{"stdio", "http"} {
+			t.Run(sdk+"/"+transport, func(t *testing.T) {
+				target, cfg := metatoolsBinary(t), config
+				if transport == "http" {
+					target, cfg = serveHTTP(t, nil, "--config", config), ""
+				}
+				r := runInputClient(t, sdk, transport, target, cfg, getPrompt)
+				require.False(t, r.Results[0].IsError, r.Results[0].Text)
+				assert.Equal(t, "Answer within this context: an operator's gateway", r.Results[0].Text, "the client's answer reached the upstream")
+				assert.Equal(t, []map[string]string{{"elicitation": "What context should the prompt use?"}}, r.Asked)
 			})
 		}
 	}

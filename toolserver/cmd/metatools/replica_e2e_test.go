@@ -612,7 +612,7 @@ func TestInputRetriesReachTheOtherReplica(t *testing.T) {
 			require.NotNil(t, r, "a replica started")
 		}
 		rr, front := newRoundRobin(t, replicas[0].base, replicas[1].base)
-		r := runInputClient(t, "v2-2026-07-28", "http", front, "")
+		r := runInputClient(t, "v2-2026-07-28", "http", front, "", inputCalls)
 		_, seq, what := rr.counts()
 		t.Logf("through the proxy, in order %v: %v", seq, what)
 		return r

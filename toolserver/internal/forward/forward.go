@@ -16,6 +16,8 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolrun/mcpexec"
 )
 
 // Upstreams gives a [Forwarder] the sessions of the upstream MCP servers
@@ -33,8 +35,24 @@ import (
 // has it remove the secrets an upstream is given from the errors of its
 // requests before they are passed on or logged, as the mcpexec Manager
 // does.
+//
+// GetPrompt and ReadResource make those requests of the named server on
+// behalf of the client of ctx ([mcpexec.WithClient]), relaying the
+// server's requests for input when in is set: they return the result, or
+// the requests with the state the next attempt needs (see
+// [mcpexec.Manager.GetPrompt]).
 type Upstreams interface {
 	Session(ctx context.Context, server string) (*mcp.ClientSession, error)
+	GetPrompt(ctx context.Context, server string, params *mcp.GetPromptParams, in *toolrun.Input) (*mcp.GetPromptResult, *toolrun.InputRequired, error)
+	ReadResource(ctx context.Context, server string, params *mcp.ReadResourceParams, in *toolrun.Input) (*mcp.ReadResourceResult, *toolrun.InputRequired, error)
+}
+
+// States seals the state of a request that waits for its client's input,
+// so that it comes back unchanged, for the same request of the same
+// caller; the toolops Service implements it.
+type States interface {
+	SealState(ctx context.Context, request any, state string) (string, error)
+	OpenState(ctx context.Context, request any, requestState string) (string, error)
 }
 
 // upstreamRedactor is the optional interface of an [Upstreams] that knows
@@ -122,6 +140,7 @@ type Forwarder struct {
 	reached  func(ctx context.Context, namespace string) bool
 	clash    func(msg string)
 	sessions Upstreams
+	states   States
 	ups      []*upstreamState // in the configured order: the first wins a clash
 	byServer map[string]*upstreamState
 
@@ -179,6 +198,9 @@ type subscription struct {
 type Config struct {
 	// Sessions reach the upstreams.
 	Sessions Upstreams
+	// States seals the state of the prompts and resources that wait for
+	// their clients' input.
+	States States
 	// Upstreams are served in this order: the first wins a clash.
 	Upstreams []Upstream
 	// Reached reports whether the policy lets a caller reach a namespace;
@@ -198,7 +220,7 @@ func New(cfg Config) *Forwarder {
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &Forwarder{
 		logger: cfg.Logger, reached: cfg.Reached, clash: cfg.Clash,
-		sessions: cfg.Sessions, byServer: map[string]*upstreamState{},
+		sessions: cfg.Sessions, states: cfg.States, byServer: map[string]*upstreamState{},
 		ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
 		pending: map[string]bool{}, resources: map[string]served{}, templates: map[string]served{},
 		prompts: map[string]served{}, warned: map[string]bool{}, subs: map[string]*subscription{},
@@ -486,35 +508,96 @@ func checkURI(uri string) error {
 	return nil
 }
 
-// read forwards resources/read to an upstream.
+// read forwards resources/read to an upstream, relaying its requests for
+// input.
 func (a *Forwarder) read(server string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		sess, err := a.sessions.Session(ctx, server)
+		key := relayedRequest{Method: "resources/read", Server: server, Name: req.Params.URI}
+		in, err := a.input(ctx, req.Session, key, req.Params.InputResponses, req.Params.RequestState)
+		if err != nil {
+			return nil, err
+		}
+		params := &mcp.ReadResourceParams{URI: req.Params.URI}
+		res, asked, err := a.sessions.ReadResource(mcpexec.WithClient(ctx, req.Session), server, params, in)
 		if err != nil {
 			return nil, a.upstreamError(server, err)
 		}
-		res, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: req.Params.URI})
-		if err != nil {
-			return nil, a.upstreamError(server, err)
+		if asked != nil {
+			state, err := a.seal(ctx, key, asked)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.ReadResourceResult{InputRequests: asked.Requests, RequestState: state}, nil
 		}
 		return res, nil
 	}
 }
 
 // getPrompt forwards prompts/get to an upstream, under the prompt's name
-// there.
+// there, relaying its requests for input.
 func (a *Forwarder) getPrompt(server, name string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		sess, err := a.sessions.Session(ctx, server)
+		key := relayedRequest{Method: "prompts/get", Server: server, Name: name, Arguments: req.Params.Arguments}
+		in, err := a.input(ctx, req.Session, key, req.Params.InputResponses, req.Params.RequestState)
+		if err != nil {
+			return nil, err
+		}
+		params := &mcp.GetPromptParams{Name: name, Arguments: req.Params.Arguments}
+		res, asked, err := a.sessions.GetPrompt(mcpexec.WithClient(ctx, req.Session), server, params, in)
 		if err != nil {
 			return nil, a.upstreamError(server, err)
 		}
-		res, err := sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: req.Params.Arguments})
-		if err != nil {
-			return nil, a.upstreamError(server, err)
+		if asked != nil {
+			state, err := a.seal(ctx, key, asked)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.GetPromptResult{InputRequests: asked.Requests, RequestState: state}, nil
 		}
 		return res, nil
 	}
+}
+
+// relayedRequest identifies a request whose upstream asks for input, for
+// its state: the method, the upstream, the prompt or resource, and the
+// prompt's arguments.
+type relayedRequest struct {
+	Method    string            `json:"method"`
+	Server    string            `json:"server"`
+	Name      string            `json:"name"`
+	Arguments map[string]string `json:"arguments,omitempty"`
+}
+
+// input returns what a request of a client that answers an upstream's
+// requests for input by asking again (protocol 2026-07-28 on) carries:
+// its answers and the upstream's state, opened from the requestState the
+// client returned. A state the client changed, or one of another request,
+// is an error of invalid parameters. For any other client it returns nil:
+// the upstream asks such a client during the request, on a session of its
+// own, or cannot ask it anything.
+func (a *Forwarder) input(ctx context.Context, client *mcp.ServerSession, key relayedRequest, responses mcp.InputResponseMap, requestState string) (*toolrun.Input, error) {
+	if !mcpexec.RetriesForInput(client) {
+		return nil, nil
+	}
+	in := &toolrun.Input{Responses: responses}
+	if requestState != "" {
+		state, err := a.states.OpenState(ctx, key, requestState)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		in.State = state
+	}
+	return in, nil
+}
+
+// seal returns the requestState a client returns with its answers to an
+// upstream's requests for input.
+func (a *Forwarder) seal(ctx context.Context, key relayedRequest, asked *toolrun.InputRequired) (string, error) {
+	state, err := a.states.SealState(ctx, key, asked.State)
+	if err != nil {
+		return "", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	return state, nil
 }
 
 // complete forwards completion/complete to the upstream that owns the
@@ -686,9 +769,9 @@ func (a *Forwarder) pruneSubscriptions() {
 }
 
 // upstreamError returns the error of a request an upstream failed: its
-// own JSON-RPC error (a resource not found stays one), anything else as
-// an internal error naming the upstream; either without the secrets the
-// upstream is given. Data that is no longer JSON once redacted is left
+// own JSON-RPC error (a resource not found stays one), anything else with
+// the code of its kind ([errors.ToWire]) naming the upstream; either
+// without the secrets the upstream is given. Data that is no longer JSON once redacted is left
 // out.
 func (a *Forwarder) upstreamError(server string, err error) error {
 	var wire *jsonrpc.Error
@@ -703,7 +786,7 @@ func (a *Forwarder) upstreamError(server string, err error) error {
 		}
 		return &w
 	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: a.redact(server, fmt.Sprintf("upstream %q: %v", server, err))}
+	return &jsonrpc.Error{Code: errors.ToWire(err).Code, Message: a.redact(server, fmt.Sprintf("upstream %q: %v", server, err))}
 }
 
 // redact returns text without the secrets the server is given, when the

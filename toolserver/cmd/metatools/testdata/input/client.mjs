@@ -1,11 +1,12 @@
-// Runs tools through metatools' run_tool whose upstream asks the client
-// for input, with an official TypeScript SDK client that answers
-// sampling and elicitation, and prints what it saw, as JSON. Arguments:
-// the node_modules folder, the SDK ("v1" for @modelcontextprotocol/sdk,
-// "v2-2026-07-28" for @modelcontextprotocol/client pinned to that
-// revision), the transport ("stdio" or "http"), the metatools binary and
-// its configuration (stdio) or the endpoint (http), and a JSON list of
-// calls [{tool, args}] of run_tool.
+// Runs tools through metatools' run_tool, and gets prompts, whose upstream
+// asks the client for input, with an official TypeScript SDK client that
+// answers sampling and elicitation, and prints what it saw, as JSON.
+// Arguments: the node_modules folder, the SDK ("v1" for
+// @modelcontextprotocol/sdk, "v2-2026-07-28" for @modelcontextprotocol/client
+// pinned to that revision), the transport ("stdio" or "http"), the
+// metatools binary and its configuration (stdio) or the endpoint (http),
+// and a JSON list of requests: {tool, args} runs a tool with run_tool,
+// {prompt, args} gets a prompt.
 //
 // A v1 client is asked by requests of the server during a call; a v2
 // client pinned to 2026-07-28 gets input_required results, which its SDK
@@ -16,7 +17,7 @@
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 
-const [modules, sdkName, transport, target, config, calls] = process.argv.slice(2);
+const [modules, sdkName, transport, target, config, requests] = process.argv.slice(2);
 const load = (...path) => import(pathToFileURL(join(modules, ...path)).href);
 
 let Client, StdioClientTransport, StreamableHTTPClientTransport, on;
@@ -27,7 +28,9 @@ const sample = (request) => {
 };
 const elicit = (request) => {
   asked.push({ elicitation: request.params.message });
-  return { action: "accept", content: { name: "Ada Lovelace", check: true } };
+  const fields = request.params.requestedSchema?.properties ?? {};
+  const content = "context" in fields ? { context: "an operator's gateway" } : { name: "Ada Lovelace", check: true };
+  return { action: "accept", content };
 };
 const capabilities = { capabilities: { sampling: {}, elicitation: {} } };
 let client;
@@ -64,11 +67,17 @@ for (let i = 0; ; i++) {
   await new Promise((r) => setTimeout(r, 100));
 }
 
+const text = (content) => (content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
 const results = [];
-for (const call of JSON.parse(calls)) {
+for (const req of JSON.parse(requests)) {
   try {
-    const res = await client.callTool({ name: "run_tool", arguments: { id: call.tool, args: call.args ?? {} } });
-    results.push({ isError: res.isError ?? false, text: (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n") });
+    if (req.prompt) {
+      const res = await client.getPrompt({ name: req.prompt, arguments: req.args ?? {} });
+      results.push({ isError: false, text: text(res.messages.map((m) => m.content)) });
+    } else {
+      const res = await client.callTool({ name: "run_tool", arguments: { id: req.tool, args: req.args ?? {} } });
+      results.push({ isError: res.isError ?? false, text: text(res.content) });
+    }
   } catch (e) {
     results.push({ isError: true, text: "protocol error: " + String(e.message ?? e) });
   }
