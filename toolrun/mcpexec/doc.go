@@ -97,6 +97,10 @@
 // ([toolrun.MarkNotSent]), back off exponentially ([WithReconnectBackoff]),
 // and the errors of calls made meanwhile carry the time left
 // ([toolrun.RetryAfter]), which the runner's default retry policy honours.
+// A session starts with server/discover, as protocol 2026-07-28 does, and
+// falls back to initialize for a server of an earlier protocol; one that
+// never answers server/discover costs [WithDiscoverTimeout], not the
+// connect timeout.
 // [Manager.Close] closes every session; a child process that does not exit
 // once its input is closed gets SIGTERM, then SIGKILL, after a short grace
 // period ([WithTerminateTimeout]).

@@ -64,13 +64,16 @@ type options struct {
 	servers        []namedConfig
 	client         *mcp.Implementation
 	connectTimeout time.Duration
-	terminate      time.Duration
-	backoffInitial time.Duration
-	backoffMax     time.Duration
-	refreshDelay   time.Duration
-	logger         *slog.Logger
-	shared         *mcp.ClientCapabilities
-	notifications  ServerNotifications
+	// discoverTimeout bounds the wait for the answer to server/discover
+	// (WithDiscoverTimeout).
+	discoverTimeout time.Duration
+	terminate       time.Duration
+	backoffInitial  time.Duration
+	backoffMax      time.Duration
+	refreshDelay    time.Duration
+	logger          *slog.Logger
+	shared          *mcp.ClientCapabilities
+	notifications   ServerNotifications
 	// maxTools and maxToolBytes bound what one server's listing may make
 	// the manager hold (WithToolLimits).
 	maxTools, maxToolBytes int
@@ -190,25 +193,26 @@ func WithLogger(l *slog.Logger) Option {
 // a name configured twice.
 func NewManager(opts ...Option) (*Manager, error) {
 	o := options{
-		client:         &mcp.Implementation{Name: "metatools", Version: toolmodel.ModuleVersion(pkgPath)},
-		connectTimeout: 30 * time.Second,
-		terminate:      time.Second,
-		backoffInitial: 100 * time.Millisecond,
-		backoffMax:     5 * time.Second,
-		refreshDelay:   100 * time.Millisecond,
-		logger:         slog.New(slog.DiscardHandler),
-		shared:         &mcp.ClientCapabilities{},
-		maxTools:       DefaultMaxTools,
-		maxToolBytes:   DefaultMaxToolBytes,
+		client:          &mcp.Implementation{Name: "metatools", Version: toolmodel.ModuleVersion(pkgPath)},
+		connectTimeout:  30 * time.Second,
+		discoverTimeout: DefaultDiscoverTimeout,
+		terminate:       time.Second,
+		backoffInitial:  100 * time.Millisecond,
+		backoffMax:      5 * time.Second,
+		refreshDelay:    100 * time.Millisecond,
+		logger:          slog.New(slog.DiscardHandler),
+		shared:          &mcp.ClientCapabilities{},
+		maxTools:        DefaultMaxTools,
+		maxToolBytes:    DefaultMaxToolBytes,
 	}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
 		}
 	}
-	if o.connectTimeout <= 0 || o.terminate <= 0 || o.backoffInitial <= 0 || o.backoffMax < o.backoffInitial || o.refreshDelay < 0 {
+	if o.connectTimeout <= 0 || o.discoverTimeout <= 0 || o.terminate <= 0 || o.backoffInitial <= 0 || o.backoffMax < o.backoffInitial || o.refreshDelay < 0 {
 		return nil, errors.Opf("mcpexec.NewManager", errors.InvalidArgument,
-			"the connect and terminate timeouts and the backoff delays must be positive, the maximum backoff no less than the initial one, and the refresh delay not negative")
+			"the connect, discover and terminate timeouts and the backoff delays must be positive, the maximum backoff no less than the initial one, and the refresh delay not negative")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: o, ctx: ctx, cancel: cancel, servers: map[string]*server{}, refreshers: map[*refresher]struct{}{}}

@@ -296,7 +296,7 @@ func (c *conn) open(ctx context.Context) (*mcp.ClientSession, *process, error) {
 		}
 	}
 	if _, streamable := t.(*mcp.StreamableClientTransport); !streamable {
-		t = progressTransport{Transport: t, m: s.m}
+		t = discoverTransport{Transport: progressTransport{Transport: t, m: s.m}, timeout: s.m.opts.discoverTimeout}
 	}
 	sess, err := c.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: c.protocolVersion()})
 	if err != nil {
