@@ -131,12 +131,16 @@ func CodeFromHTTPStatus(status int) Code {
 // error carries no code of this taxonomy in its data (a peer that does not
 // use this package). -32602 maps to invalid_argument; the standard parse
 // and request errors map to invalid_argument, method-not-found to
-// unsupported, and anything else unknown to internal.
+// unsupported, and anything else unknown to internal. MCP's own codes of
+// protocol 2026-07-28 map too: a header that does not match its request
+// (-32020) to invalid_argument, a client capability the request needs
+// and the client did not declare (-32021) and a protocol version the
+// server does not speak (-32022) to unsupported.
 func CodeFromRPCCode(rpc int64) Code {
 	switch rpc {
-	case -32602, -32700, -32600:
+	case -32602, -32700, -32600, -32020:
 		return InvalidArgument
-	case -32601:
+	case -32601, -32021, -32022:
 		return Unsupported
 	}
 	for _, c := range Codes() {

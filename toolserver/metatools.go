@@ -401,7 +401,8 @@ func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, in runInput)
 // instead: a tool error, or an input_required result (to a client of
 // protocol 2026-07-28 or later, which retries with its answers). A
 // retry's requestState that the service refuses is a JSON-RPC error of
-// invalid parameters, as MCP asks.
+// invalid parameters, and a tool that needs a capability such a client
+// did not declare is MCP's error for it (-32021), as MCP asks.
 func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest, run toolops.RunRequest) (*toolrun.RunResult, *mcp.CallToolResult, error) {
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		run.OnProgress = func(p toolrun.Progress) {
@@ -417,9 +418,14 @@ func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest,
 		run.Input = &toolops.Input{Responses: req.Params.InputResponses, State: req.Params.RequestState}
 	}
 	res, err := s.ops.Run(onBehalfOf(ctx, req), run)
+	var missing *jsonrpc.Error
 	switch {
 	case errors.Is(err, toolops.ErrRequestState):
 		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	case run.Input != nil && errors.As(err, &missing) && missing.Code == mcp.CodeMissingRequiredClientCapabilities:
+		// The tool needs a capability the client did not declare: MCP's
+		// own error says which, for the client to declare it.
+		return nil, nil, missing
 	case err != nil:
 		return nil, toolError(err), nil
 	case res.InputRequired != nil:
@@ -444,7 +450,13 @@ func onBehalfOf(ctx context.Context, req *mcp.CallToolRequest) context.Context {
 	if req.Session == nil {
 		return ctx
 	}
-	return mcpexec.WithClient(ctx, req.Session)
+	ctx = mcpexec.WithClient(ctx, req.Session)
+	if level, ok := req.Params.GetMeta()[mcp.MetaKeyLogLevel].(string); ok {
+		// A client of 2026-07-28 asks for log messages request by
+		// request: the upstreams are asked for them the same way.
+		ctx = mcpexec.WithLogLevel(ctx, mcp.LoggingLevel(level))
+	}
+	return ctx
 }
 
 // resultText is the text form of a result: a string as it is, anything

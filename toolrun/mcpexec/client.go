@@ -61,6 +61,32 @@ func WithClient(ctx context.Context, c Client) context.Context {
 	return context.WithValue(ctx, clientKey{}, c)
 }
 
+type logLevelKey struct{}
+
+// WithLogLevel returns a context whose calls ask their servers for the
+// log messages of level and above: the level a client of protocol
+// 2026-07-28 or later gave its own request, which a server of that
+// protocol needs on each request to send any. A call on behalf of a
+// client without it ([WithClient]) asks for every message when the
+// client speaks an earlier protocol, whose level the client set for its
+// session and which filters the messages forwarded to it, and for none
+// otherwise.
+func WithLogLevel(ctx context.Context, level mcp.LoggingLevel) context.Context {
+	return context.WithValue(ctx, logLevelKey{}, level)
+}
+
+// logLevelFor returns the log level to ask a server for on a request made
+// with ctx, or "".
+func logLevelFor(ctx context.Context) mcp.LoggingLevel {
+	if level, ok := ctx.Value(logLevelKey{}).(mcp.LoggingLevel); ok {
+		return level
+	}
+	if caller := clientFrom(ctx); caller != nil && !RetriesForInput(caller) {
+		return "debug"
+	}
+	return ""
+}
+
 // clientFrom returns the client of the calls made with ctx, or nil.
 func clientFrom(ctx context.Context) Client {
 	c, _ := ctx.Value(clientKey{}).(Client)
@@ -275,6 +301,7 @@ func (c *conn) forwardElicitationComplete(ctx context.Context, req *mcp.Elicitat
 // calls in flight, naming the server as the message's logger (or its
 // prefix), or else to the manager's logger.
 func (c *conn) forwardLog(ctx context.Context, req *mcp.LoggingMessageRequest) {
+	defer c.logs.handled()
 	if req.Params == nil {
 		return
 	}

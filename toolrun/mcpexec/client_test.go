@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -330,4 +331,62 @@ func TestAToolOfferedForACapabilityTheClientLacks(t *testing.T) {
 	require.NoError(t, err)
 	text := res.Content[0].(*mcp.TextContent).Text
 	assert.Equal(t, `unsupported: (backend mcp:picky): the server offers tool "needs_sampling" only to clients that declare sampling, which the calling client does not (its own session lists no such tool)`, text)
+}
+
+// TestALaterServersLogsReachTheClientThatAsksForThem shows the log
+// messages of a server of protocol 2026-07-28, which logs only for a
+// request that carries a log level, reaching a client of that protocol
+// through a gateway: the client's level goes to the server with the
+// call, and messages below it do not come back.
+func TestALaterServersLogsReachTheClientThatAsksForThem(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "later", Version: "1"}, nil)
+	var calls atomic.Int32
+	srv.AddTool(&mcp.Tool{Name: "chatty", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		call := calls.Add(1)
+		for _, level := range []mcp.LoggingLevel{"debug", "warning"} {
+			if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "chatty", Data: fmt.Sprintf("%s %d", level, call)}); err != nil {
+				return nil, err
+			}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+	})
+	up := &upstream{srv: srv}
+	m := newManager(t, mcpexec.WithServer("up", up.inMemory(t)))
+	gw := mcp.NewServer(&mcp.Implementation{Name: "gateway", Version: "1"}, nil)
+	gw.AddTool(&mcp.Tool{Name: "chatty", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx = mcpexec.WithClient(ctx, req.Session)
+		if level, ok := req.Params.GetMeta()[mcp.MetaKeyLogLevel].(string); ok {
+			ctx = mcpexec.WithLogLevel(ctx, mcp.LoggingLevel(level))
+		}
+		_, err := m.Execute(ctx, mcpCall("up", "chatty", nil))
+		return &mcp.CallToolResult{Content: []mcp.Content{}}, err
+	})
+	d := connectDownstreamAt(t, gw, false, "2026-07-28")
+
+	params := &mcp.CallToolParams{Name: "chatty", Meta: mcp.Meta{mcp.MetaKeyLogLevel: "info"}}
+	_, err := d.session.CallTool(t.Context(), params)
+	require.NoError(t, err)
+	log := nextLog(t, d)
+	assert.Equal(t, "warning 1", log.Data, "the message at the client's level; the one below it stays behind")
+	assert.Equal(t, "up/chatty", log.Logger)
+
+	// Without a level, the server sends nothing.
+	_, err = d.session.CallTool(t.Context(), &mcp.CallToolParams{Name: "chatty"})
+	require.NoError(t, err)
+	_, err = d.session.CallTool(t.Context(), params)
+	require.NoError(t, err)
+	assert.Equal(t, "warning 3", nextLog(t, d).Data, "the next message is the third call's")
+}
+
+// nextLog returns the next log message the downstream client received:
+// one a call received before its result, so that it is there already.
+func nextLog(t *testing.T, d *downstream) *mcp.LoggingMessageParams {
+	t.Helper()
+	select {
+	case log := <-d.logs:
+		return log
+	default:
+		t.Fatal("no log message reached the client before the call's result")
+		return nil
+	}
 }

@@ -126,8 +126,8 @@ func (s *server) withInput(in *toolrun.Input, stop context.CancelFunc) (inputSta
 // instead, with code [errors.Unsupported].
 func (s *server) inputRequired(ctx context.Context, requests mcp.InputRequestMap, st inputState) (*toolrun.InputRequired, error) {
 	if caller := clientFrom(ctx); caller != nil {
-		if method := undeclared(capabilitiesOf(caller), requests); method != "" {
-			e := errors.Errorf(errors.Unsupported, "the server asks the client for %s, which the client does not declare it can answer", method)
+		if method, missing := undeclared(capabilitiesOf(caller), requests); method != "" {
+			e := missingCapability(method, missing)
 			e.Backend = identity(s.name)
 			return nil, e
 		}
@@ -237,48 +237,53 @@ type progressSink struct {
 	mu sync.Mutex
 	fn func(toolrun.Progress) // nil once the call returned
 
-	// queued counts the notifications read from the server (see
-	// progressConn) and not handled yet; drained, while a call waits, is
-	// closed when it falls to zero.
-	countMu sync.Mutex
+	backlog
+}
+
+// backlog counts the notifications read from a server (see progressConn)
+// and not handled yet, for a call that has its result to wait for them:
+// the SDK hands a call its result as soon as it reads it, while its
+// handlers may take the notifications read before it later.
+type backlog struct {
+	mu      sync.Mutex
 	queued  int
-	drained chan struct{}
+	drained chan struct{} // while a call waits, closed when queued falls to zero
 }
 
 // read counts a notification read from the server.
-func (s *progressSink) read() {
-	s.countMu.Lock()
-	s.queued++
-	s.countMu.Unlock()
+func (b *backlog) read() {
+	b.mu.Lock()
+	b.queued++
+	b.mu.Unlock()
 }
 
 // handled counts a notification handled.
-func (s *progressSink) handled() {
-	s.countMu.Lock()
-	defer s.countMu.Unlock()
-	if s.queued > 0 {
-		s.queued--
+func (b *backlog) handled() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.queued > 0 {
+		b.queued--
 	}
-	if s.queued == 0 && s.drained != nil {
-		close(s.drained)
-		s.drained = nil
+	if b.queued == 0 && b.drained != nil {
+		close(b.drained)
+		b.drained = nil
 	}
 }
 
 // await returns once the notifications read so far are handled, ctx is
 // done or ProgressDrainTimeout has passed: a notification that is never
 // handled (its connection closed with it queued) does not hold the call.
-func (s *progressSink) await(ctx context.Context) {
-	s.countMu.Lock()
-	if s.queued == 0 {
-		s.countMu.Unlock()
+func (b *backlog) await(ctx context.Context) {
+	b.mu.Lock()
+	if b.queued == 0 {
+		b.mu.Unlock()
 		return
 	}
-	if s.drained == nil {
-		s.drained = make(chan struct{})
+	if b.drained == nil {
+		b.drained = make(chan struct{})
 	}
-	drained := s.drained
-	s.countMu.Unlock()
+	drained := b.drained
+	b.mu.Unlock()
 	timer := time.NewTimer(ProgressDrainTimeout)
 	defer timer.Stop()
 	select {

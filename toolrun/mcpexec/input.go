@@ -49,15 +49,23 @@ type attempt struct {
 	Responses mcp.InputResponseMap
 	State     string
 	caps      map[string]any
+	logLevel  mcp.LoggingLevel // see WithLogLevel
 }
 
 // Meta returns the request's metadata for the attempt, a map of its own:
 // the SDK adds to a request's metadata.
 func (at attempt) Meta() mcp.Meta {
-	if at.caps == nil {
+	meta := mcp.Meta{}
+	if at.caps != nil {
+		meta[mcp.MetaKeyClientCapabilities] = at.caps
+	}
+	if at.logLevel != "" {
+		meta[mcp.MetaKeyLogLevel] = at.logLevel
+	}
+	if len(meta) == 0 {
 		return nil
 	}
-	return mcp.Meta{mcp.MetaKeyClientCapabilities: at.caps}
+	return meta
 }
 
 // relay makes a request of server s, sent by send on a session of s,
@@ -80,10 +88,10 @@ func relay[R inputResult](ctx context.Context, s *server, in *toolrun.Input, res
 	if err != nil {
 		return zero, nil, err
 	}
-	var at attempt
+	at := attempt{logLevel: logLevelFor(ctx)}
 	if ask != nil {
 		reqCtx = withAsker(reqCtx, ask)
-		at = attempt{Responses: in.Responses, State: st.Upstream}
+		at.Responses, at.State = in.Responses, st.Upstream
 		if caller := clientFrom(ctx); caller != nil {
 			at.caps = clientCapabilitiesMeta(caller)
 		}
@@ -303,23 +311,36 @@ func clientCapabilitiesMeta(c Client) map[string]any {
 }
 
 // undeclared returns the method of a request a client with caps did not
-// declare it can answer, or "".
-func undeclared(caps *mcp.ClientCapabilities, requests mcp.InputRequestMap) string {
+// declare it can answer, and the capability it lacks, or "" and nil.
+func undeclared(caps *mcp.ClientCapabilities, requests mcp.InputRequestMap) (string, *mcp.ClientCapabilities) {
 	for _, req := range requests {
 		switch req.(type) {
 		case *mcp.ElicitParams:
 			if caps.Elicitation == nil {
-				return "elicitation/create"
+				return "elicitation/create", &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}}
 			}
 		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
 			if caps.Sampling == nil {
-				return "sampling/createMessage"
+				return "sampling/createMessage", &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}
 			}
 		case *mcp.ListRootsParams:
 			if caps.RootsV2 == nil {
-				return "roots/list"
+				return "roots/list", &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}
 			}
 		}
 	}
-	return ""
+	return "", nil
+}
+
+// missingCapability is the error of a request that needs a capability
+// the client did not declare: code [errors.Unsupported], whose cause is
+// MCP's error for it (-32021, naming the capability), which a gateway
+// passes on to a client of protocol 2026-07-28 as it is.
+func missingCapability(method string, missing *mcp.ClientCapabilities) *errors.Error {
+	msg := fmt.Sprintf("the server asks the client for %s, which the client does not declare it can answer", method)
+	data, err := json.Marshal(mcp.MissingRequiredClientCapabilityData{RequiredCapabilities: missing})
+	if err != nil {
+		return errors.Errorf(errors.Internal, "%s: %v", msg, err)
+	}
+	return errors.E(errors.Unsupported, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: msg, Data: data})
 }

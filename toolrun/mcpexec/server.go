@@ -73,6 +73,9 @@ type conn struct {
 	sess   *mcp.ClientSession
 	dial   *dialAttempt // the connection attempt under way, if any
 	calls  []*callInFlight
+	// logs counts the log messages read and not forwarded yet, which a
+	// call waits for before it ends (see progressConn).
+	logs backlog
 }
 
 // dialAttempt is a connection attempt; done is closed when it ends, with
@@ -296,7 +299,7 @@ func (c *conn) open(ctx context.Context) (*mcp.ClientSession, *process, error) {
 		}
 	}
 	if _, streamable := t.(*mcp.StreamableClientTransport); !streamable {
-		t = discoverTransport{Transport: progressTransport{Transport: t, m: s.m}, timeout: s.m.opts.discoverTimeout}
+		t = discoverTransport{Transport: progressTransport{Transport: t, m: s.m, logs: &c.logs}, timeout: s.m.opts.discoverTimeout}
 	}
 	sess, err := c.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: c.protocolVersion()})
 	if err != nil {
@@ -449,6 +452,9 @@ func (s *server) send(ctx context.Context, resend func(error) bool, fn func(*mcp
 		proc := s.procOf(sess)
 		done := c.track(ctx)
 		err = fn(sess)
+		// The log messages read before the answer reach the client of
+		// the call while it is still in flight.
+		c.logs.await(ctx)
 		done()
 		switch {
 		case err == nil:

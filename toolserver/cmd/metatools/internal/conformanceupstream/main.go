@@ -94,6 +94,7 @@ func newServer() *mcp.Server {
 	})
 	addTools(server)
 	addInputTools(server)
+	addStatelessTools(server)
 	addResources(server)
 	addPrompts(server)
 	return server
