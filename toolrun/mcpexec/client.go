@@ -30,6 +30,9 @@ type Client interface {
 	CreateMessageWithTools(context.Context, *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error)
 	// Elicit asks the client's user for input.
 	Elicit(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// ListRoots asks the client for its roots, when it declared that it
+	// has them.
+	ListRoots(context.Context, *mcp.ListRootsParams) (*mcp.ListRootsResult, error)
 	// NotifyElicitationComplete tells the client that an elicitation in
 	// URL mode completed.
 	NotifyElicitationComplete(context.Context, *mcp.ElicitationCompleteParams) error
@@ -177,6 +180,7 @@ func (s *server) newConn(caller Client) *conn {
 		opts.ElicitationHandler = c.elicit
 	}
 	c.client = mcp.NewClient(s.m.opts.client, opts)
+	c.client.AddReceivingMiddleware(c.forwardRoots)
 	return c
 }
 
@@ -284,6 +288,27 @@ func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 	}
 	defer done()
 	return to.Elicit(fctx, req.Params)
+}
+
+// forwardRoots answers the server's roots/list with the roots of the
+// client of the call, when it declared roots: the SDK's own answer is the
+// connection's roots, of which there are none.
+func (c *conn) forwardRoots(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		params, ok := req.GetParams().(*mcp.ListRootsParams)
+		if method != "roots/list" || !ok {
+			return next(ctx, method, req)
+		}
+		if a := c.askerOf(ctx); a != nil {
+			return answer[mcp.ListRootsResult](a, params)
+		}
+		to, fctx, done := c.target(ctx)
+		if to == nil || capabilitiesOf(to).RootsV2 == nil {
+			return next(ctx, method, req)
+		}
+		defer done()
+		return to.ListRoots(fctx, params)
+	}
 }
 
 func (c *conn) forwardElicitationComplete(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -388,5 +389,47 @@ func nextLog(t *testing.T, d *downstream) *mcp.LoggingMessageParams {
 	default:
 		t.Fatal("no log message reached the client before the call's result")
 		return nil
+	}
+}
+
+// TestAnOlderServersRootsRequestReachesTheClient shows a server of
+// protocol 2025-11-25 that asks its client for its roots during a call,
+// behind a gateway: the roots are those of the gateway's client, asked by
+// a request for a client of that protocol and in a result for a client
+// of 2026-07-28, not the gateway's own (none).
+func TestAnOlderServersRootsRequestReachesTheClient(t *testing.T) {
+	up := newUpstream(t)
+	up.srv.AddTool(&mcp.Tool{Name: "roots", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := req.Session.ListRoots(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		var uris []string
+		for _, r := range res.Roots {
+			uris = append(uris, r.URI)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(uris, " ")}}}, nil
+	})
+	m := newManager(t, mcpexec.WithServer("up", mcpexec.ServerConfig{URL: up.url}))
+	var calls atomic.Int32
+	gw := inputGateway(m, &calls, "roots")
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			client := mcp.NewClient(&mcp.Implementation{Name: "downstream", Version: "1"}, nil)
+			client.AddRoots(&mcp.Root{URI: "file:///work/project", Name: "project"})
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := gw.Connect(t.Context(), st, nil)
+			require.NoError(t, err)
+			cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			require.NoError(t, err)
+			t.Cleanup(func() {
+				_ = cs.Close()
+				_ = ss.Wait()
+			})
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "roots"})
+			require.NoError(t, err)
+			require.False(t, res.IsError, "%v", res.Content)
+			assert.Equal(t, "file:///work/project", res.Content[0].(*mcp.TextContent).Text)
+		})
 	}
 }

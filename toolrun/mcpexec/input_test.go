@@ -40,14 +40,18 @@ func addGreet(up *upstream, caps chan<- *mcp.ClientCapabilities) {
 	})
 }
 
-// inputGateway is a server with one tool per upstream tool, each run
+// inputGateway is a server with one tool per upstream tool (by default
+// "ask" and "greet"), each run
 // through a manager on behalf of the client that calls it, relaying the
 // upstream's requests for input to a client of protocol 2026-07-28 as
 // that protocol does: in the result, answered in a retry. calls counts
 // the calls it receives, retries included.
-func inputGateway(m *mcpexec.Manager, calls *atomic.Int32) *mcp.Server {
+func inputGateway(m *mcpexec.Manager, calls *atomic.Int32, tools ...string) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "gateway", Version: "1"}, nil)
-	for _, name := range []string{"ask", "greet"} {
+	if len(tools) == 0 {
+		tools = []string{"ask", "greet"}
+	}
+	for _, name := range tools {
 		srv.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			calls.Add(1)
 			call := mcpCall("up", name, nil)
