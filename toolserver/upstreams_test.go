@@ -79,7 +79,7 @@ func (r *relay) notifications() mcpexec.ServerNotifications {
 			s.UpstreamChanged(server)
 		}
 	}
-	return mcpexec.ServerNotifications{ResourceListChanged: changed, PromptListChanged: changed,
+	return mcpexec.ServerNotifications{ResourceListChanged: changed, PromptListChanged: changed, Reconnected: changed,
 		ResourceUpdated: func(server string, p *mcp.ResourceUpdatedNotificationParams) {
 			if s := r.srv.Load(); s != nil {
 				s.UpstreamResourceUpdated(server, p)
@@ -269,6 +269,35 @@ func TestUpstreamSubscriptions(t *testing.T) {
 
 	err := first.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://nowhere"})
 	require.Error(t, err, "a URI no upstream serves")
+}
+
+// TestUpstreamSubscriptionsSurviveAReconnect shows a client's
+// subscription made again on the new session of an upstream that went
+// away: the upstream's next update reaches the client.
+func TestUpstreamSubscriptionsSurviveAReconnect(t *testing.T) {
+	srv, _, servers := twoUpstreams(t)
+	updates := make(chan string, 16)
+	cs := connectLegacy(t, srv, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		updates <- req.Params.URI
+	}})
+	ctx := t.Context()
+	docs := servers["docs"]
+	const uri = "test://docs/readme"
+	require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}))
+	assert.Equal(t, "subscribe "+uri, recv(t, docs.subs))
+
+	// The upstream ends its session; the next request reconnects.
+	for ss := range docs.srv.Sessions() {
+		require.NoError(t, ss.Close())
+	}
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		assert.NoError(c, err)
+	}, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, "subscribe "+uri, recv(t, docs.subs), "subscribed again on the new session")
+
+	require.NoError(t, docs.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}))
+	assert.Equal(t, uri, recv(t, updates))
 }
 
 func TestUpstreamSubscriptionOfAClientThatLeft(t *testing.T) {

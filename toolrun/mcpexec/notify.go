@@ -26,6 +26,10 @@ type ServerNotifications struct {
 	// ResourceUpdated is called when a resource the manager subscribed to
 	// (through [Manager.Session]) changed (notifications/resources/updated).
 	ResourceUpdated func(server string, params *mcp.ResourceUpdatedNotificationParams)
+	// Reconnected is called when the shared session of a server opens
+	// again after the one before it ended: what was subscribed to on the
+	// old session is gone, and what the server offers may have changed.
+	Reconnected func(server string)
 }
 
 // WithServerNotifications sets the callbacks that receive the

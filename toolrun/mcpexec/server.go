@@ -194,6 +194,7 @@ func (c *conn) connect(d *dialAttempt) {
 	ctx, cancel := context.WithTimeout(s.m.ctx, budget.timeout)
 	defer cancel()
 	sess, proc, err := c.open(ctx)
+	reconnected := false
 
 	s.mu.Lock()
 	c.dial = nil
@@ -222,6 +223,7 @@ func (c *conn) connect(d *dialAttempt) {
 		d.sess = sess
 		c.sess = sess
 		s.failures, s.retryAt, s.lastErr, s.lastExit = 0, time.Time{}, nil, ""
+		reconnected = c.caller == nil && s.connectedOnce
 		s.connectedOnce = true
 		if proc != nil {
 			proc.established.Store(true)
@@ -235,6 +237,9 @@ func (c *conn) connect(d *dialAttempt) {
 		_ = sess.Close()
 	}
 	close(d.done)
+	if fn := s.m.opts.notifications.Reconnected; reconnected && fn != nil {
+		fn(s.name)
+	}
 }
 
 // connectBudget is the bound of a connection attempt, and where it comes

@@ -743,6 +743,8 @@ func (r *relay) notifications() mcpexec.ServerNotifications {
 	return mcpexec.ServerNotifications{
 		ResourceListChanged: r.changed,
 		PromptListChanged:   r.changed,
+		// A reconnected upstream is listed again, and subscribed to again.
+		Reconnected: r.changed,
 		ResourceUpdated: func(server string, params *mcp.ResourceUpdatedNotificationParams) {
 			for _, s := range r.attached() {
 				s.UpstreamResourceUpdated(server, params)

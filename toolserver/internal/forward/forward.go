@@ -192,6 +192,9 @@ type served struct {
 type subscription struct {
 	server   string
 	sessions map[*mcp.ServerSession]struct{}
+	// on is the upstream session the subscription was made on: a
+	// reconnected upstream has forgotten it.
+	on *mcp.ClientSession
 }
 
 // Config configure a [Forwarder].
@@ -355,6 +358,7 @@ func (a *Forwarder) list(u *upstreamState) {
 	if init := sess.InitializeResult(); init != nil && init.Capabilities != nil {
 		caps = init.Capabilities
 	}
+	a.resubscribe(ctx, u.Server, sess)
 	var resources []*mcp.Resource
 	var templates []*mcp.ResourceTemplate
 	var prompts []*mcp.Prompt
@@ -690,11 +694,30 @@ func (a *Forwarder) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 		if err := sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 			return a.upstreamError(server, err)
 		}
-		sub = &subscription{server: server, sessions: map[*mcp.ServerSession]struct{}{}}
+		sub = &subscription{server: server, sessions: map[*mcp.ServerSession]struct{}{}, on: sess}
 		a.subs[uri] = sub
 	}
 	sub.sessions[req.Session] = struct{}{}
 	return nil
+}
+
+// resubscribe subscribes again, on sess, to the resources of server that
+// were subscribed to on an earlier session of it, which ended: the
+// subscriptions of the clients survive the upstream's reconnection. A
+// failure is logged; the next listing tries again.
+func (a *Forwarder) resubscribe(ctx context.Context, server string, sess *mcp.ClientSession) {
+	a.subMu.Lock()
+	defer a.subMu.Unlock()
+	for uri, sub := range a.subs {
+		if sub.server != server || sub.on == sess {
+			continue
+		}
+		if err := sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			a.logger.Warn("upstream: subscribe again after reconnecting", "server", server, "uri", uri, "error", a.redact(server, err.Error()))
+			continue
+		}
+		sub.on = sess
+	}
 }
 
 // unsubscribe unsubscribes a client from a resource, and the server
