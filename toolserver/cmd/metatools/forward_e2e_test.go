@@ -173,7 +173,24 @@ func runInputClient(t *testing.T, sdk, transport, target, cfg, requests string) 
 // the requests in input_required results and answers them in retries.
 // Each client's answers reach the upstream.
 func TestUpstreamInputReachesEveryClient(t *testing.T) {
-	config := everythingConfig(t)
+	forEveryInputClient(t, everythingConfig(t), inputCalls, func(t *testing.T, sdk string, r inputReport) {
+		if sdk != "v1" {
+			assert.Equal(t, "2026-07-28", r.ProtocolVersion)
+		}
+		for _, res := range r.Results {
+			assert.False(t, res.IsError, res.Text)
+		}
+		assert.Contains(t, r.Results[0].Text, "sampled by the e2e client", "the client's sampling reached the upstream")
+		assert.Contains(t, r.Results[1].Text, "Ada Lovelace", "the user's input reached the upstream")
+		assert.Equal(t, []map[string]string{{"sampling": "Resource trigger-sampling-request context: what is a gateway?"}, {"elicitation": "Please provide inputs for the following fields:"}}, r.Asked)
+	})
+}
+
+// forEveryInputClient runs requests with runInputClient for the
+// TypeScript SDK v1 and v2 (pinned to 2026-07-28) clients, over stdio
+// and streamable HTTP, against metatools serving config, and checks each
+// report.
+func forEveryInputClient(t *testing.T, config, requests string, check func(t *testing.T, sdk string, r inputReport)) {
 	for _, sdk := range []string{"v1", "v2-2026-07-28"} {
 		for _, transport := range []string{"stdio", "http"} {
 			t.Run(sdk+"/"+transport, func(t *testing.T) {
@@ -181,16 +198,7 @@ func TestUpstreamInputReachesEveryClient(t *testing.T) {
 				if transport == "http" {
 					target, cfg = serveHTTP(t, nil, "--config", config), ""
 				}
-				r := runInputClient(t, sdk, transport, target, cfg, inputCalls)
-				if sdk != "v1" {
-					assert.Equal(t, "2026-07-28", r.ProtocolVersion)
-				}
-				for _, res := range r.Results {
-					assert.False(t, res.IsError, res.Text)
-				}
-				assert.Contains(t, r.Results[0].Text, "sampled by the e2e client", "the client's sampling reached the upstream")
-				assert.Contains(t, r.Results[1].Text, "Ada Lovelace", "the user's input reached the upstream")
-				assert.Equal(t, []map[string]string{{"sampling": "Resource trigger-sampling-request context: what is a gateway?"}, {"elicitation": "Please provide inputs for the following fields:"}}, r.Asked)
+				check(t, sdk, runInputClient(t, sdk, transport, target, cfg, requests))
 			})
 		}
 	}
@@ -207,18 +215,9 @@ func TestUpstreamPromptInputReachesEveryClient(t *testing.T) {
 	config := filepath.Join(t.TempDir(), "metatools.yaml")
 	require.NoError(t, os.WriteFile(config, []byte(upstreamConfig(conformanceUpstream(t))), 0o600))
 	const getPrompt = `[{"prompt":"test_input_required_result_prompt"}]`
-	for _, sdk := range []string{"v1", "v2-2026-07-28"} {
-		for _, transport := range []string{"stdio", "http"} {
-			t.Run(sdk+"/"+transport, func(t *testing.T) {
-				target, cfg := metatoolsBinary(t), config
-				if transport == "http" {
-					target, cfg = serveHTTP(t, nil, "--config", config), ""
-				}
-				r := runInputClient(t, sdk, transport, target, cfg, getPrompt)
-				require.False(t, r.Results[0].IsError, r.Results[0].Text)
-				assert.Equal(t, "Answer within this context: an operator's gateway", r.Results[0].Text, "the client's answer reached the upstream")
-				assert.Equal(t, []map[string]string{{"elicitation": "What context should the prompt use?"}}, r.Asked)
-			})
-		}
-	}
+	forEveryInputClient(t, config, getPrompt, func(t *testing.T, _ string, r inputReport) {
+		require.False(t, r.Results[0].IsError, r.Results[0].Text)
+		assert.Equal(t, "Answer within this context: an operator's gateway", r.Results[0].Text, "the client's answer reached the upstream")
+		assert.Equal(t, []map[string]string{{"elicitation": "What context should the prompt use?"}}, r.Asked)
+	})
 }
