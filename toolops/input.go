@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
 )
 
@@ -175,4 +176,88 @@ func (s *Service) runInput(ctx context.Context, req RunRequest) (*toolrun.Input,
 		}
 	}
 	return in, nil
+}
+
+// chainIdentity identifies a chain for its state: the same steps, run
+// the same way.
+type chainIdentity struct {
+	Steps           []ChainStep `json:"steps"`
+	ContinueOnError bool        `json:"continueOnError"`
+}
+
+// chainState is the state of a chain that waits for its caller's input:
+// the steps that ran, the last of them the one that waits, and that
+// step's state.
+type chainState struct {
+	Done  []stepRecord `json:"done"`
+	State string       `json:"state,omitempty"`
+}
+
+// stepRecord is what a chain that resumes keeps of a step that ran: what
+// its results and the steps after it need.
+type stepRecord struct {
+	ToolID     string                `json:"tool"`
+	Ran        bool                  `json:"ran,omitempty"`
+	Structured any                   `json:"result,omitempty"`
+	Backend    toolmodel.ToolBackend `json:"backend,omitzero"`
+	Duration   time.Duration         `json:"duration,omitempty"`
+	ToolError  *errors.WireError     `json:"toolError,omitempty"`
+	Err        *errors.WireError     `json:"error,omitempty"`
+}
+
+// sealChain returns the requestState of a chain whose last step waits
+// for input.
+func (s *Service) sealChain(ctx context.Context, req ChainRequest, results []toolrun.StepResult) (string, error) {
+	st := chainState{Done: make([]stepRecord, len(results)), State: results[len(results)-1].Result.InputRequired.State}
+	for i, r := range results {
+		rec := stepRecord{ToolID: r.ToolID, Err: errors.ToWire(r.Err)}
+		if r.Result != nil {
+			rec.Ran, rec.Structured, rec.Backend, rec.Duration = true, r.Result.Structured, r.Result.Backend, r.Result.Duration
+			if r.Result.ToolError != nil {
+				rec.ToolError = errors.ToWire(r.Result.ToolError)
+			}
+		}
+		st.Done[i] = rec
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return "", errors.Opf(OpState, errors.Internal, "encode the state of the chain: %v", err)
+	}
+	return s.SealState(ctx, chainIdentity{req.Steps, req.ContinueOnError}, string(b))
+}
+
+// chainInput prepares the steps of a chain whose caller can answer
+// requests for input: each step may wait for it, and on a retry the
+// step that waited gets the answers, after the steps done before, which
+// the option returned resumes the chain with.
+func (s *Service) chainInput(ctx context.Context, req ChainRequest, steps []toolrun.ChainStep) (toolrun.ChainOption, error) {
+	for i := range steps {
+		steps[i].Options.Input = &toolrun.Input{}
+	}
+	if req.Input.State == "" {
+		return nil, nil
+	}
+	sealed, err := s.OpenState(ctx, chainIdentity{req.Steps, req.ContinueOnError}, req.Input.State)
+	if err != nil {
+		return nil, err
+	}
+	var st chainState
+	if err := json.Unmarshal([]byte(sealed), &st); err != nil || len(st.Done) == 0 || len(st.Done) > len(steps) {
+		return nil, errors.Opf(OpState, errors.Internal, "the state of the chain does not fit it")
+	}
+	done := make([]toolrun.StepResult, len(st.Done))
+	for i, rec := range st.Done {
+		done[i] = toolrun.StepResult{Step: i, ToolID: rec.ToolID}
+		if rec.Err != nil {
+			done[i].Err = errors.FromWire(rec.Err)
+		}
+		if rec.Ran {
+			done[i].Result = &toolrun.RunResult{Structured: rec.Structured, Backend: rec.Backend, Duration: rec.Duration}
+			if rec.ToolError != nil {
+				done[i].Result.ToolError = errors.FromWire(rec.ToolError)
+			}
+		}
+	}
+	steps[len(done)-1].Options.Input = &toolrun.Input{Responses: req.Input.Responses, State: st.State}
+	return toolrun.ResumeChain(done), nil
 }

@@ -213,3 +213,52 @@ func FuzzRequestState(f *testing.F) {
 		assert.Len(t, a.seen, ran)
 	})
 }
+
+// TestAChainAsksItsCallerForInput shows a chain of two steps that each
+// need their caller's input: each attempt ends at the step that waits,
+// with a state the service signs, and the retry goes on from that step,
+// the steps before it standing, until the chain is done.
+func TestAChainAsksItsCallerForInput(t *testing.T) {
+	a := newAsking(t)
+	ops := a.ops(t)
+	ctx := context.Background()
+	chain := toolops.ChainRequest{Steps: []toolops.ChainStep{{ID: "ask:name"}, {ID: "ask:name", UsePrevious: true}}}
+	attempt := func(in *toolops.Input) []toolrun.StepResult {
+		t.Helper()
+		chain.Input = in
+		results, err := ops.Chain(ctx, chain)
+		require.NoError(t, err)
+		return results
+	}
+
+	results := attempt(&toolops.Input{})
+	require.Len(t, results, 1)
+	waiting := results[0].Result.InputRequired
+	require.NotNil(t, waiting)
+	assert.Contains(t, waiting.Requests, "name")
+
+	results = attempt(&toolops.Input{Responses: ada, State: waiting.State})
+	require.Len(t, results, 2)
+	assert.Equal(t, "Ada", results[0].Result.Structured)
+	waiting = results[1].Result.InputRequired
+	require.NotNil(t, waiting, "the second step asks in its turn")
+
+	results = attempt(&toolops.Input{Responses: ada, State: waiting.State})
+	require.Len(t, results, 2)
+	assert.Equal(t, "Ada", results[0].Result.Structured, "the first step's result stands")
+	assert.Equal(t, "Ada", results[1].Result.Structured)
+	assert.Nil(t, results[1].Result.InputRequired)
+	answered := &toolrun.Input{Responses: ada, State: "asked"}
+	assert.Equal(t, []*toolrun.Input{{}, answered, {}, answered}, a.seen, "no step runs again once done")
+
+	other := toolops.ChainRequest{Steps: []toolops.ChainStep{{ID: "ask:name"}}, Input: &toolops.Input{Responses: ada, State: waiting.State}}
+	_, err := ops.Chain(ctx, other)
+	require.ErrorIs(t, err, toolops.ErrRequestState, "a state is for its own chain only")
+	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
+
+	chain.Input = nil
+	results, err = ops.Chain(ctx, chain)
+	require.Error(t, err)
+	assert.Equal(t, errors.Unsupported, errors.CodeOf(err), "a caller that cannot answer gets an error")
+	assert.Len(t, results, 1)
+}

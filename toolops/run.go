@@ -104,11 +104,21 @@ type ChainRequest struct {
 	ContinueOnError bool `json:"continueOnError,omitempty"`
 	// Timeout bounds each step's call; zero leaves the runner's default.
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// Input, when set, says that the caller can answer the steps'
+	// requests for input, as [RunRequest.Input] does: the chain then ends
+	// at a step that needs input, whose result's InputRequired the caller
+	// answers by running the same chain again with the answers and its
+	// State. The chain goes on from that step; the steps before it do not
+	// run again.
+	Input *Input `json:"-"`
 }
 
 // Chain runs the steps of a chain in order (see [toolrun.Runner.RunChain])
 // and returns the outcome of each step that ran and, when a step failed,
-// its error (with ContinueOnError, every step's, joined).
+// its error (with ContinueOnError, every step's, joined). A chain that
+// waits for its caller's input ([ChainRequest.Input]) ends with the step
+// that waits, whose result's InputRequired carries the requests and the
+// State this service signs.
 //
 // Every step is checked before the first runs: a chain of no step or of
 // more than [Limits.ChainSteps] is an error of code
@@ -135,7 +145,28 @@ func (s *Service) Chain(ctx context.Context, req ChainRequest) ([]toolrun.StepRe
 	if req.ContinueOnError {
 		chainOpts = append(chainOpts, toolrun.ContinueOnError())
 	}
-	return s.runner.RunChain(ctx, steps, chainOpts...)
+	if req.Input == nil {
+		return s.runner.RunChain(ctx, steps, chainOpts...)
+	}
+	resume, err := s.chainInput(ctx, req, steps)
+	if err != nil {
+		return nil, errors.WithOp(OpChain, err)
+	}
+	if resume != nil {
+		chainOpts = append(chainOpts, resume)
+	}
+	results, err := s.runner.RunChain(ctx, steps, chainOpts...)
+	if err != nil || len(results) == 0 {
+		return results, err
+	}
+	if last := results[len(results)-1].Result; last != nil && last.InputRequired != nil {
+		state, err := s.sealChain(ctx, req, results)
+		if err != nil {
+			return nil, err
+		}
+		last.InputRequired = &toolrun.InputRequired{Requests: last.InputRequired.Requests, State: state}
+	}
+	return results, nil
 }
 
 // stepError is err, the error of step i, saying which step it is.

@@ -78,6 +78,7 @@ type ChainOption func(*chainConfig)
 type chainConfig struct {
 	continueOnError bool
 	onProgress      func(ChainProgress)
+	done            []StepResult
 }
 
 // ContinueOnError runs every step even after one fails. By default a
@@ -91,6 +92,15 @@ func WithChainProgress(fn func(ChainProgress)) ChainOption {
 	return func(c *chainConfig) { c.onProgress = fn }
 }
 
+// ResumeChain resumes a chain that waited for its caller's input: done
+// are the results of the steps that ran before, the last of them the
+// step that waited, which the chain runs again (with the Input its
+// options now carry) before the steps after it. The results returned
+// start with the others of done.
+func ResumeChain(done []StepResult) ChainOption {
+	return func(c *chainConfig) { c.done = done }
+}
+
 // RunChain runs steps in order, passing data explicitly: a step that asks
 // for it receives the previous step's structured result as an argument
 // ([ChainStep.UsePrevious]), or parts of it where its arguments refer to
@@ -98,6 +108,11 @@ func WithChainProgress(fn func(ChainProgress)) ChainOption {
 // It returns the results of the steps that ran and, when a step failed,
 // that step's error (or, with [ContinueOnError], all of them joined),
 // wrapped with its index and tool.
+//
+// A step whose tool needs its caller's input (a caller that can answer
+// says so with [CallOptions.Input]) ends the chain: its result's
+// InputRequired says what the tool needs, and the caller answers it
+// by running the chain again with [ResumeChain].
 func (r *Runner) RunChain(ctx context.Context, steps []ChainStep, opts ...ChainOption) ([]StepResult, error) {
 	var cfg chainConfig
 	for _, opt := range opts {
@@ -106,7 +121,24 @@ func (r *Runner) RunChain(ctx context.Context, steps []ChainStep, opts ...ChainO
 	results := make([]StepResult, 0, len(steps))
 	var errs []error
 	var previous *RunResult
-	for i, step := range steps {
+	start := 0
+	if n := len(cfg.done); n > 0 {
+		if n > len(steps) {
+			return nil, errors.Errorf(errors.InvalidArgument, "the chain resumes at step %d, but it has %d steps", n-1, len(steps))
+		}
+		// The steps before the one that waited ran already: their results
+		// and failures stand, and the last of them passes its result on.
+		start = n - 1
+		for _, res := range cfg.done[:start] {
+			results = append(results, res)
+			if failure := res.failure(); failure != nil {
+				errs = append(errs, fmt.Errorf("chain step %d (%s): %w", res.Step, res.ToolID, failure))
+			}
+			previous = passedOn(res)
+		}
+	}
+	for i := start; i < len(steps); i++ {
+		step := steps[i]
 		if err := errors.FromContext(ctx, opChain, nil); err != nil {
 			return results, errors.Join(append(errs, err)...)
 		}
@@ -135,21 +167,28 @@ func (r *Runner) RunChain(ctx context.Context, steps []ChainStep, opts ...ChainO
 		res.Err = err
 		results = append(results, res)
 		report(ChainProgress{Result: &res})
+		if res.Result != nil && res.Result.InputRequired != nil {
+			break
+		}
 		if failure := res.failure(); failure != nil {
 			errs = append(errs, fmt.Errorf("chain step %d (%s): %w", i, step.ToolID, failure))
 			if !cfg.continueOnError {
 				break
 			}
 		}
-		previous = res.Result
-		if res.Err != nil {
-			// A step that failed passes nothing on, even when its result
-			// came back with the error (a hook that panicked once the
-			// result was final).
-			previous = nil
-		}
+		previous = passedOn(res)
 	}
 	return results, errors.Join(errs...)
+}
+
+// passedOn is what a step passes on to the next: its result, or nothing
+// when it failed, even when its result came back with the error (a hook
+// that panicked once the result was final).
+func passedOn(res StepResult) *RunResult {
+	if res.Err != nil {
+		return nil
+	}
+	return res.Result
 }
 
 func stepArgs(step ChainStep, i int, previous *RunResult) (map[string]any, error) {
