@@ -43,6 +43,16 @@ type ExecuteParams struct {
 	// who asked (a session, a user); otherwise the program acts for the
 	// caller of the context given to Execute.
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// Input, when set, says that the caller can answer the requests for
+	// input of the tools the program calls (MCP's multi-round-trip
+	// requests): an execution whose program calls such a tool then stops
+	// with [Result.InputRequired], which the caller answers by making the
+	// same request again with the answers and its State. The program
+	// then runs again from the start; the calls it made before are not
+	// made again, but return what they returned then (see
+	// [TraceEntry.Replayed]), and the call that waited gets the answers.
+	// Without it, a call of a tool that needs input fails.
+	Input *toolops.Input `json:"input,omitempty"`
 }
 
 // Result is the outcome of an execution. [Executor.Execute] returns it even
@@ -65,6 +75,10 @@ type Result struct {
 	// Isolation says how the engine confined the program, when it
 	// reports it (see [Isolation]).
 	Isolation *Isolation `json:"isolation,omitempty"`
+	// InputRequired, when set, says that the program stopped at a tool
+	// that needs its caller's input (see [ExecuteParams.Input]): Value is
+	// then empty, and State is signed by the executor's operations.
+	InputRequired *toolrun.InputRequired `json:"inputRequired,omitempty"`
 }
 
 // Executor runs programs in the engines of a registry, against the tools of
@@ -198,18 +212,27 @@ func (x *Executor) Execute(ctx context.Context, p ExecuteParams) (*Result, error
 		return res, errors.WithOp("toolcode.Execute", err)
 	}
 
+	callerCtx := ctx
+	if len(p.Metadata) > 0 {
+		callerCtx = toolops.WithCaller(ctx, toolops.Caller{Metadata: maps.Clone(p.Metadata)})
+	}
+	e := &env{
+		ops: x.ops, masker: x.masker, limits: limits, start: begin,
+		sem: make(chan struct{}, limits.Concurrency),
+	}
+	id := codeIdentity{Language: res.Language, Code: p.Code, Timeout: p.Timeout, Limits: p.Limits}
+	if p.Input != nil {
+		if e.replay, err = newReplay(callerCtx, x.ops, id, p.Input); err != nil {
+			return res, errors.WithOp("toolcode.Execute", err)
+		}
+	}
+
 	timeoutErr := LimitError(LimitWallTime, limits.WallTime)
-	timeCtx, cancelTime := context.WithTimeoutCause(ctx, limits.WallTime, timeoutErr)
+	timeCtx, cancelTime := context.WithTimeoutCause(callerCtx, limits.WallTime, timeoutErr)
 	defer cancelTime()
 	runCtx, cancel := context.WithCancelCause(timeCtx)
 	defer cancel(nil)
-	if len(p.Metadata) > 0 {
-		runCtx = toolops.WithCaller(runCtx, toolops.Caller{Metadata: maps.Clone(p.Metadata)})
-	}
-	e := &env{
-		stop: cancel, ops: x.ops, masker: x.masker, limits: limits, start: begin,
-		sem: make(chan struct{}, limits.Concurrency),
-	}
+	e.stop = cancel
 
 	type outcome struct {
 		value json.RawMessage
@@ -245,6 +268,11 @@ func (x *Executor) Execute(ctx context.Context, p ExecuteParams) (*Result, error
 	logs, trace, logBytes, breach := e.snapshot()
 	res.Logs, res.Trace, res.Duration = logs, trace, time.Since(begin)
 	res.Isolation = e.isolation
+	if breach == nil && ctx.Err() == nil && e.replay != nil {
+		if res.InputRequired, err = e.replay.inputRequired(callerCtx, x.ops, id); err != nil || res.InputRequired != nil {
+			return res, err
+		}
+	}
 	if err := x.classify(ctx, runCtx, out.err, breach); err != nil {
 		return res, err
 	}

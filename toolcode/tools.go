@@ -81,6 +81,11 @@ type TraceEntry struct {
 	Start time.Duration `json:"start"`
 	// Duration is how long the call took, waiting for a slot included.
 	Duration time.Duration `json:"duration"`
+	// Replayed reports a call that ran in an earlier attempt of the
+	// execution, one that waited for its caller's input
+	// ([ExecuteParams.Input]): the call did not run again, and returned
+	// what it returned then.
+	Replayed bool `json:"replayed,omitempty"`
 }
 
 // env is the Tools of one execution.
@@ -94,9 +99,13 @@ type env struct {
 	calls  atomic.Int64
 	chains atomic.Int64
 
-	// stop ends the execution when a limit is reached, so that a
-	// program that catches the error does not go on until its deadline.
+	// stop ends the execution when a limit is reached or a call waits
+	// for its caller's input, so that a program that catches the error
+	// does not go on until its deadline.
 	stop func(cause error)
+	// replay, when set, keeps the program's calls for the retries of an
+	// execution whose caller can answer requests for input.
+	replay *replay
 
 	mu       sync.Mutex
 	logs     []string
@@ -185,16 +194,36 @@ func (e *env) Run(ctx context.Context, id string, args map[string]any) (any, err
 	}
 	begin := time.Now()
 	entry := TraceEntry{ToolID: id, Args: e.mask(id, args), Start: begin.Sub(e.start)}
+	req := toolops.RunRequest{ID: id, Args: args}
+	key, earlier, err := e.replayed("run "+id, args)
+	switch {
+	case err != nil:
+		return nil, err
+	case earlier != nil:
+		if err := e.replayCall(begin, 0, earlier); err != nil {
+			return nil, err
+		}
+		return earlier.Value, nil
+	case e.replay != nil:
+		req.Input = e.replay.input(key)
+	}
 	if err := e.acquire(ctx); err != nil {
 		e.record(entry, begin, nil, err)
 		return nil, err
 	}
-	res, err := e.ops.Run(ctx, toolops.RunRequest{ID: id, Args: args})
+	res, err := e.ops.Run(ctx, req)
 	e.release()
+	if err == nil && res.InputRequired != nil {
+		return nil, e.wait(key, res.InputRequired)
+	}
 	if err == nil && res.ToolError != nil {
 		err = res.ToolError
 	}
-	e.record(entry, begin, res, err)
+	entry = e.record(entry, begin, res, err)
+	if e.replay != nil && res != nil {
+		// err is the tool's failure, if any: the call reached the tool.
+		e.replay.record(callRecord{Key: key, Value: res.Structured, Err: errors.ToWire(err), Trace: []TraceEntry{entry}})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -210,12 +239,27 @@ func (e *env) Chain(ctx context.Context, steps []toolops.ChainStep) ([]any, erro
 	}
 	chain := int(e.chains.Add(1))
 	begin := time.Now()
+	req := toolops.ChainRequest{Steps: steps}
+	key, earlier, err := e.replayed("chain", steps)
+	switch {
+	case err != nil:
+		return nil, err
+	case earlier != nil:
+		values, _ := earlier.Value.([]any)
+		return values, e.replayCall(begin, chain, earlier)
+	case e.replay != nil:
+		req.Input = e.replay.input(key)
+	}
 	if err := e.acquire(ctx); err != nil {
 		return nil, err
 	}
-	results, err := e.ops.Chain(ctx, toolops.ChainRequest{Steps: steps})
+	results, err := e.ops.Chain(ctx, req)
 	e.release()
+	if n := len(results); n > 0 && results[n-1].Result != nil && results[n-1].Result.InputRequired != nil {
+		return nil, e.wait(key, results[n-1].Result.InputRequired)
+	}
 	out := make([]any, 0, len(results))
+	entries := make([]TraceEntry, 0, len(results))
 	offset := begin.Sub(e.start)
 	for _, r := range results {
 		entry := TraceEntry{ToolID: r.ToolID, Chain: chain, Args: e.mask(r.ToolID, steps[r.Step].Args), Start: offset}
@@ -230,11 +274,50 @@ func (e *env) Chain(ctx context.Context, steps []toolops.ChainStep) ([]any, erro
 		}
 		e.fill(&entry, r.Result, stepErr)
 		e.append(entry)
+		entries = append(entries, entry)
+	}
+	if e.replay != nil && len(results) > 0 {
+		e.replay.record(callRecord{Key: key, Value: out, Err: errors.ToWire(err), Trace: entries})
 	}
 	if err != nil {
 		return out, err
 	}
 	return out, nil
+}
+
+// replayed returns the key of a call of a program whose caller can
+// answer requests for input and, when the call ran in an earlier attempt
+// of the execution, its outcome then.
+func (e *env) replayed(kind string, args any) (string, *callRecord, error) {
+	if e.replay == nil {
+		return "", nil, nil
+	}
+	key, err := e.replay.key(kind, args)
+	if err != nil {
+		return "", nil, errors.Errorf(errors.InvalidArgument, "the arguments are not JSON: %v", err)
+	}
+	if c, ok := e.replay.earlierCall(key); ok {
+		return key, &c, nil
+	}
+	return key, nil, nil
+}
+
+// replayCall traces a call that ran in an earlier attempt (the chain-th
+// chain, or no chain) as it was traced then, and returns its error then.
+func (e *env) replayCall(begin time.Time, chain int, earlier *callRecord) error {
+	for _, entry := range earlier.Trace {
+		entry.Start, entry.Chain, entry.Replayed = begin.Sub(e.start), chain, true
+		e.append(entry)
+	}
+	return errorOf(earlier.Err)
+}
+
+// wait stops the execution for a call, of key, that needs its caller's
+// input.
+func (e *env) wait(key string, asked *toolrun.InputRequired) error {
+	e.replay.wait(key, asked)
+	e.stop(errWaiting)
+	return errWaiting
 }
 
 func (e *env) Log(_ context.Context, line string) error {
@@ -274,10 +357,12 @@ func (e *env) mask(id string, args map[string]any) json.RawMessage {
 	return b
 }
 
-func (e *env) record(entry TraceEntry, begin time.Time, res *toolrun.RunResult, err error) {
+// record traces a call that ended, and returns its entry.
+func (e *env) record(entry TraceEntry, begin time.Time, res *toolrun.RunResult, err error) TraceEntry {
 	entry.Duration = time.Since(begin)
 	e.fill(&entry, res, err)
 	e.append(entry)
+	return entry
 }
 
 func (e *env) fill(entry *TraceEntry, res *toolrun.RunResult, err error) {

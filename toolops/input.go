@@ -2,12 +2,13 @@ package toolops
 
 import (
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,9 +41,11 @@ const MinStateKeyBytes = 32
 // input stays valid.
 const InputStateTTL = 15 * time.Minute
 
-// WithStateKey sets the key that signs the state of calls waiting for
+// WithStateKey sets the key that seals the state of calls waiting for
 // their callers' input, so that the state comes back unchanged, for the
-// same call of the same caller, before it expires. Replicas that serve
+// same call of the same caller, before it expires; the caller that
+// carries it cannot read it either (it may hold the results of earlier
+// tool calls). Replicas that serve
 // the same clients need the same key, at least [MinStateKeyBytes] long;
 // by default each service draws one of its own, and a retry is then
 // accepted only by the service that made the state. [New] refuses a
@@ -51,7 +54,7 @@ func WithStateKey(key []byte) Option {
 	return func(s *Service) { s.stateKey = key }
 }
 
-// sealedState is what a signed state holds.
+// sealedState is what a sealed state holds.
 type sealedState struct {
 	// Request is a digest of the request the state belongs to and of its
 	// caller's metadata.
@@ -71,7 +74,7 @@ func newStateKey() []byte {
 
 // SealState returns the requestState a caller gets for the state of a
 // request that waits for the caller's input (state is what the backend
-// needs on the next attempt): signed with the service's key
+// needs on the next attempt): sealed with the service's key
 // ([WithStateKey]), bound to the request and to the caller of ctx
 // ([CallerFrom]), and valid for [InputStateTTL]. request is a value that
 // identifies the request as JSON: the same on every attempt, and another
@@ -117,21 +120,24 @@ func (s *Service) seal(request []byte, state string, now time.Time) (string, err
 	if err != nil {
 		return "", errors.Opf(OpState, errors.Internal, "encode the state of the request: %v", err)
 	}
-	enc := base64.RawURLEncoding
-	return enc.EncodeToString(payload) + "." + enc.EncodeToString(s.mac(payload)), nil
+	nonce := make([]byte, s.sealer.NonceSize(), s.sealer.NonceSize()+len(payload)+s.sealer.Overhead())
+	_, _ = rand.Read(nonce) // crypto/rand.Read never fails
+	return base64.RawURLEncoding.EncodeToString(s.sealer.Seal(nonce, nonce, payload, nil)), nil
 }
 
 // unseal returns the backend's state in a requestState the caller
-// returned: one this service signed, for this request, not expired.
+// returned: one this service sealed, for this request, not expired.
 func (s *Service) unseal(request []byte, state string, now time.Time) (string, error) {
 	invalid := func(why string) error {
 		return errors.Opf(OpState, errors.InvalidArgument, "%w: it %s; make the request again without it", ErrRequestState, why)
 	}
-	enc := base64.RawURLEncoding
-	p, m, ok := strings.Cut(state, ".")
-	payload, perr := enc.DecodeString(p)
-	mac, merr := enc.DecodeString(m)
-	if !ok || perr != nil || merr != nil || !hmac.Equal(mac, s.mac(payload)) {
+	raw, err := base64.RawURLEncoding.DecodeString(state)
+	n := s.sealer.NonceSize()
+	if err != nil || len(raw) < n {
+		return "", invalid("is not one this server issued, or was changed")
+	}
+	payload, err := s.sealer.Open(nil, raw[:n], raw[n:], nil)
+	if err != nil {
 		return "", invalid("is not one this server issued, or was changed")
 	}
 	var st sealedState
@@ -147,11 +153,21 @@ func (s *Service) unseal(request []byte, state string, now time.Time) (string, e
 	return st.State, nil
 }
 
-// mac is the signature of a state's payload.
-func (s *Service) mac(payload []byte) []byte {
-	h := hmac.New(sha256.New, s.stateKey)
-	h.Write(payload)
-	return h.Sum(nil)
+// stateSealer returns the cipher that seals states under key: AES-256-GCM
+// under a key derived from it, which makes a state unreadable and
+// unforgeable to the caller that carries it.
+func stateSealer(key []byte) cipher.AEAD {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte("metatools requestState"))
+	block, err := aes.NewCipher(h.Sum(nil))
+	if err != nil {
+		panic(err) // unreachable: the key is 32 bytes
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		panic(err) // unreachable: GCM takes AES's block
+	}
+	return aead
 }
 
 // runIdentity identifies a run for its state: the same tool with the same

@@ -2,6 +2,7 @@ package toolops_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"context"
 	"testing"
 	"testing/synctest"
@@ -65,7 +66,7 @@ func ask(ctx context.Context, t testing.TB, ops *toolops.Service, args map[strin
 
 // TestAToolAsksItsCallerForInput shows the round trip of a tool that
 // needs its caller's input: the state the caller gets is the service's
-// (signed), never the executor's, and the executor gets its own back
+// (sealed), never the executor's, and the executor gets its own back
 // with the caller's answers on the retry.
 func TestAToolAsksItsCallerForInput(t *testing.T) {
 	a := newAsking(t)
@@ -95,7 +96,7 @@ func TestAToolAsksItsCallerForInput(t *testing.T) {
 
 // TestTheStateOfACallIsItsOwn shows that a state comes back only as it
 // was given, for the same call of the same caller, to a service that
-// holds the key it was signed with: anything else is refused before the
+// holds the key it was sealed with: anything else is refused before the
 // tool runs, with the cause ErrRequestState.
 func TestTheStateOfACallIsItsOwn(t *testing.T) {
 	a := newAsking(t)
@@ -138,7 +139,9 @@ func TestTheStateOfAnyRequest(t *testing.T) {
 	type prompt struct{ Server, Name string }
 	sealed, err := ops.SealState(alice, prompt{"docs", "summarize"}, "upstream state")
 	require.NoError(t, err)
-	assert.NotContains(t, sealed, "upstream state", "the state is signed, and not readable as it is")
+	raw, err := base64.RawURLEncoding.DecodeString(sealed)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), "upstream state", "the state is sealed: its holder cannot read it")
 
 	got, err := ops.OpenState(alice, prompt{"docs", "summarize"}, sealed)
 	require.NoError(t, err)
@@ -216,7 +219,7 @@ func FuzzRequestState(f *testing.F) {
 
 // TestAChainAsksItsCallerForInput shows a chain of two steps that each
 // need their caller's input: each attempt ends at the step that waits,
-// with a state the service signs, and the retry goes on from that step,
+// with a state the service seals, and the retry goes on from that step,
 // the steps before it standing, until the chain is done.
 func TestAChainAsksItsCallerForInput(t *testing.T) {
 	a := newAsking(t)

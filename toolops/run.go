@@ -26,7 +26,7 @@ type RunRequest struct {
 	OnProgress func(toolrun.Progress) `json:"-"`
 	// Input, when set, says that the caller can answer the tool's
 	// requests for input: the run may then end with
-	// [toolrun.RunResult.InputRequired], whose State this service signs,
+	// [toolrun.RunResult.InputRequired], whose State this service seals,
 	// and which the caller answers by running the same call again with
 	// the answers and that State (see [Input]). A run without it fails
 	// when the tool needs input.
@@ -118,7 +118,7 @@ type ChainRequest struct {
 // its error (with ContinueOnError, every step's, joined). A chain that
 // waits for its caller's input ([ChainRequest.Input]) ends with the step
 // that waits, whose result's InputRequired carries the requests and the
-// State this service signs.
+// State this service seals.
 //
 // Every step is checked before the first runs: a chain of no step or of
 // more than [Limits.ChainSteps] is an error of code

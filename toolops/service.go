@@ -2,6 +2,7 @@ package toolops
 
 import (
 	"context"
+	"crypto/cipher"
 	"maps"
 
 	"github.com/metatools-go/metatools/errors"
@@ -39,6 +40,7 @@ type Service struct {
 	limits    Limits
 	upstreams func() []Upstream
 	stateKey  []byte
+	sealer    cipher.AEAD
 }
 
 // Option configures a [Service].
@@ -82,6 +84,7 @@ func New(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, o
 	case n < MinStateKeyBytes:
 		return nil, errors.Opf("toolops.New", errors.InvalidArgument, "the state key has %d bytes: it needs at least %d", n, MinStateKeyBytes)
 	}
+	s.sealer = stateSealer(s.stateKey)
 	s.limits = s.limits.withDefaults()
 	if s.docs == nil {
 		s.docs = tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(idx)))
