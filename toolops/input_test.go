@@ -2,8 +2,8 @@ package toolops_test
 
 import (
 	"bytes"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"testing"
 	"testing/synctest"
 	"time"

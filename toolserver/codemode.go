@@ -182,7 +182,14 @@ func (s *Server) executeCode(ctx context.Context, req *mcp.CallToolRequest, in e
 		}
 		p.Timeout = d
 	}
+	p.Input = clientInput(req)
 	res, err := s.code.Execute(onBehalfOf(ctx, req), p)
+	if rpcErr := inputError(p.Input != nil, err); rpcErr != nil {
+		return nil, rpcErr
+	}
+	if res.InputRequired != nil {
+		return inputRequired(res.InputRequired), nil
+	}
 	out := executeOutput{Value: res.Value, Logs: res.Logs, Trace: compactTrace(res.Trace)}
 	if err != nil {
 		failed := toolError(err)

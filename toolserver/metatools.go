@@ -399,10 +399,8 @@ func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, in runInput)
 // client when it asked for it. When the run fails, the tool reports a
 // failure or needs the client's input, it returns the result to send
 // instead: a tool error, or an input_required result (to a client of
-// protocol 2026-07-28 or later, which retries with its answers). A
-// retry's requestState that the service refuses is a JSON-RPC error of
-// invalid parameters, and a tool that needs a capability such a client
-// did not declare is MCP's error for it (-32021), as MCP asks.
+// protocol 2026-07-28 or later, which retries with its answers); an
+// error about the client's input is a JSON-RPC error ([inputError]).
 func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest, run toolops.RunRequest) (*toolrun.RunResult, *mcp.CallToolResult, error) {
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		run.OnProgress = func(p toolrun.Progress) {
@@ -414,26 +412,55 @@ func (s *Server) runCatalogueTool(ctx context.Context, req *mcp.CallToolRequest,
 			}
 		}
 	}
-	if answersInput(req) {
-		run.Input = &toolops.Input{Responses: req.Params.InputResponses, State: req.Params.RequestState}
-	}
+	run.Input = clientInput(req)
 	res, err := s.ops.Run(onBehalfOf(ctx, req), run)
-	var missing *jsonrpc.Error
+	if rpcErr := inputError(run.Input != nil, err); rpcErr != nil {
+		return nil, nil, rpcErr
+	}
 	switch {
-	case errors.Is(err, toolops.ErrRequestState):
-		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
-	case run.Input != nil && errors.As(err, &missing) && missing.Code == mcp.CodeMissingRequiredClientCapabilities:
-		// The tool needs a capability the client did not declare: MCP's
-		// own error says which, for the client to declare it.
-		return nil, nil, missing
 	case err != nil:
 		return nil, toolError(err), nil
 	case res.InputRequired != nil:
-		return nil, &mcp.CallToolResult{InputRequests: res.InputRequired.Requests, RequestState: res.InputRequired.State}, nil
+		return nil, inputRequired(res.InputRequired), nil
 	case res.ToolError != nil:
 		return nil, withContent(toolError(res.ToolError), res), nil
 	}
 	return res, nil, nil
+}
+
+// inputError returns the JSON-RPC error that a request that relays its
+// tools' requests for input fails with, rather than with a tool error,
+// when err is one: a retry's requestState that the service refuses is an
+// error of invalid parameters, and a tool that needs a capability the
+// client did not declare (when the client answers input) is MCP's error
+// for it (-32021), which says which, for the client to declare it.
+func inputError(answers bool, err error) error {
+	var missing *jsonrpc.Error
+	switch {
+	case errors.Is(err, toolops.ErrRequestState):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	case answers && errors.As(err, &missing) && missing.Code == mcp.CodeMissingRequiredClientCapabilities:
+		return missing
+	}
+	return nil
+}
+
+// inputRequired is the result of a request that waits for its client's
+// input: the requests, and the state the client returns with its
+// answers.
+func inputRequired(asked *toolrun.InputRequired) *mcp.CallToolResult {
+	return &mcp.CallToolResult{InputRequests: asked.Requests, RequestState: asked.State}
+}
+
+// clientInput returns what a client that answers its tools' requests for
+// input gave with its request (protocol 2026-07-28 on): nothing on a
+// first attempt, its answers and the requestState on a retry. It is nil
+// for a client that answers requests of the server during the call.
+func clientInput(req *mcp.CallToolRequest) *toolops.Input {
+	if !answersInput(req) {
+		return nil
+	}
+	return &toolops.Input{Responses: req.Params.InputResponses, State: req.Params.RequestState}
 }
 
 // answersInput reports whether the client of a request answers a tool's
@@ -492,9 +519,16 @@ func (s *Server) runChain(ctx context.Context, req *mcp.CallToolRequest, in chai
 	for i, st := range in.Steps {
 		steps[i] = toolops.ChainStep{ID: st.ID, Args: st.Args, UsePrevious: st.UsePrevious, PreviousKey: st.PreviousKey}
 	}
-	results, err := s.ops.Chain(onBehalfOf(ctx, req), toolops.ChainRequest{Steps: steps, ContinueOnError: in.ContinueOnError})
+	chain := toolops.ChainRequest{Steps: steps, ContinueOnError: in.ContinueOnError, Input: clientInput(req)}
+	results, err := s.ops.Chain(onBehalfOf(ctx, req), chain)
+	if rpcErr := inputError(chain.Input != nil, err); rpcErr != nil {
+		return nil, rpcErr
+	}
 	if err != nil && results == nil {
 		return toolError(err), nil
+	}
+	if last := results[len(results)-1].Result; last != nil && last.InputRequired != nil {
+		return inputRequired(last.InputRequired), nil
 	}
 	out := chainOutput{Steps: make([]stepOutput, len(results))}
 	for i, r := range results {

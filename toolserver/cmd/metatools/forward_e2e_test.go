@@ -186,6 +186,37 @@ func TestUpstreamInputReachesEveryClient(t *testing.T) {
 	})
 }
 
+// chainAndProgramCalls run server-everything's tools that ask the
+// client for an elicitation and a sampling, as the two steps of a
+// run_chain, then from an execute_code program.
+const chainAndProgramCalls = `[{"metatool":"run_chain","args":{"steps":[{"id":"everything:trigger-elicitation-request"},` +
+	`{"id":"everything:trigger-sampling-request","args":{"prompt":"what is a gateway?"}}]}},` +
+	`{"metatool":"execute_code","args":{"code":"const who = await tools.run('everything:trigger-elicitation-request', {});\n` +
+	`const said = await tools.run('everything:trigger-sampling-request', {prompt: 'what is a gateway?'});\nreturn {who, said};"}}]`
+
+// TestUpstreamInputReachesChainsAndPrograms runs server-everything's
+// tools that ask for an elicitation and a sampling as the two steps of
+// one run_chain, and from one execute_code program, for the official
+// TypeScript SDK clients over stdio and streamable HTTP: v1 is asked by
+// requests of the server during the call; v2 pinned to 2026-07-28 gets
+// each request in an input_required result, and its retries go on from
+// the step or the call that waited. Each request reaches the client
+// once, and each answer reaches the upstream.
+func TestUpstreamInputReachesChainsAndPrograms(t *testing.T) {
+	forEveryInputClient(t, codeModeConfig(t), chainAndProgramCalls, func(t *testing.T, _ string, r inputReport) {
+		for _, res := range r.Results {
+			require.False(t, res.IsError, res.Text)
+			assert.Contains(t, res.Text, "Ada Lovelace", "the user's input reached the upstream")
+			assert.Contains(t, res.Text, "sampled by the e2e client", "the client's sampling reached the upstream")
+		}
+		once := []map[string]string{
+			{"elicitation": "Please provide inputs for the following fields:"},
+			{"sampling": "Resource trigger-sampling-request context: what is a gateway?"},
+		}
+		assert.Equal(t, append(once, once...), r.Asked, "each request reached the client once, in order")
+	})
+}
+
 // forEveryInputClient runs requests with runInputClient for the
 // TypeScript SDK v1 and v2 (pinned to 2026-07-28) clients, over stdio
 // and streamable HTTP, against metatools serving config, and checks each

@@ -586,7 +586,8 @@ func TestStatelessCannotAskTheClient(t *testing.T) {
 }
 
 // TestInputRetriesReachTheOtherReplica runs server-everything's tools
-// that ask for sampling and elicitation through two stateless replicas
+// that ask for sampling and elicitation, with run_tool, run_chain and
+// execute_code, through two stateless replicas
 // behind a round-robin proxy, for the TypeScript SDK v2 client pinned to
 // 2026-07-28: each input_required result comes from one replica and the
 // client's retry reaches the other. With the same server.stateKey the
@@ -595,11 +596,12 @@ func TestStatelessCannotAskTheClient(t *testing.T) {
 // the retries did cross.
 func TestInputRetriesReachTheOtherReplica(t *testing.T) {
 	upstream := everythingServer(t)
+	calls := inputCalls[:len(inputCalls)-1] + "," + chainAndProgramCalls[1:]
 	run := func(t *testing.T, keys [2]string) inputReport {
 		var replicas [2]*served
 		var wg sync.WaitGroup
 		for i := range replicas {
-			cfg := fmt.Sprintf("mcpServers:\n  - name: everything\n    command: node\n    args: [%q, stdio]\n", upstream)
+			cfg := fmt.Sprintf("codeMode:\n  enabled: true\nmcpServers:\n  - name: everything\n    command: node\n    args: [%q, stdio]\n", upstream)
 			if keys[i] != "" {
 				cfg += "server:\n  stateKey: ${METATOOLS_STATE_KEY}\n"
 			}
@@ -612,7 +614,7 @@ func TestInputRetriesReachTheOtherReplica(t *testing.T) {
 			require.NotNil(t, r, "a replica started")
 		}
 		rr, front := newRoundRobin(t, replicas[0].base, replicas[1].base)
-		r := runInputClient(t, "v2-2026-07-28", "http", front, "", inputCalls)
+		r := runInputClient(t, "v2-2026-07-28", "http", front, "", calls)
 		_, seq, what := rr.counts()
 		t.Logf("through the proxy, in order %v: %v", seq, what)
 		return r
@@ -626,6 +628,10 @@ func TestInputRetriesReachTheOtherReplica(t *testing.T) {
 		}
 		assert.Contains(t, r.Results[0].Text, "sampled by the e2e client")
 		assert.Contains(t, r.Results[1].Text, "Ada Lovelace")
+		for _, res := range r.Results[2:] {
+			assert.Contains(t, res.Text, "Ada Lovelace", "the chain's and the program's answers reached the upstream")
+			assert.Contains(t, res.Text, "sampled by the e2e client")
+		}
 	})
 	t.Run("a key of each replica's own", func(t *testing.T) {
 		r := run(t, [2]string{})

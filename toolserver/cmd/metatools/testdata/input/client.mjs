@@ -1,12 +1,12 @@
-// Runs tools through metatools' run_tool, and gets prompts, whose upstream
-// asks the client for input, with an official TypeScript SDK client that
+// Runs tools through metatools' meta-tools, and gets prompts, whose
+// upstream asks the client for input, with an official TypeScript SDK client that
 // answers sampling and elicitation, and prints what it saw, as JSON.
 // Arguments: the node_modules folder, the SDK ("v1" for
 // @modelcontextprotocol/sdk, "v2-2026-07-28" for @modelcontextprotocol/client
 // pinned to that revision), the transport ("stdio" or "http"), the
 // metatools binary and its configuration (stdio) or the endpoint (http),
 // and a JSON list of requests: {tool, args} runs a tool with run_tool,
-// {prompt, args} gets a prompt.
+// {metatool, args} calls a meta-tool, {prompt, args} gets a prompt.
 //
 // A v1 client is asked by requests of the server during a call; a v2
 // client pinned to 2026-07-28 gets input_required results, which its SDK
@@ -75,7 +75,10 @@ for (const req of JSON.parse(requests)) {
       const res = await client.getPrompt({ name: req.prompt, arguments: req.args ?? {} });
       results.push({ isError: false, text: text(res.messages.map((m) => m.content)) });
     } else {
-      const res = await client.callTool({ name: "run_tool", arguments: { id: req.tool, args: req.args ?? {} } });
+      const call = req.metatool
+        ? { name: req.metatool, arguments: req.args ?? {} }
+        : { name: "run_tool", arguments: { id: req.tool, args: req.args ?? {} } };
+      const res = await client.callTool(call);
       results.push({ isError: res.isError ?? false, text: text(res.content) });
     }
   } catch (e) {
