@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -203,7 +204,7 @@ const chainAndProgramCalls = `[{"metatool":"run_chain","args":{"steps":[{"id":"e
 // the step or the call that waited. Each request reaches the client
 // once, and each answer reaches the upstream.
 func TestUpstreamInputReachesChainsAndPrograms(t *testing.T) {
-	forEveryInputClient(t, codeModeConfig(t), chainAndProgramCalls, func(t *testing.T, _ string, r inputReport) {
+	check := func(t *testing.T, _ string, r inputReport) {
 		for _, res := range r.Results {
 			require.False(t, res.IsError, res.Text)
 			assert.Contains(t, res.Text, "Ada Lovelace", "the user's input reached the upstream")
@@ -213,8 +214,19 @@ func TestUpstreamInputReachesChainsAndPrograms(t *testing.T) {
 			{"elicitation": "Please provide inputs for the following fields:"},
 			{"sampling": "Resource trigger-sampling-request context: what is a gateway?"},
 		}
-		assert.Equal(t, append(once, once...), r.Asked, "each request reached the client once, in order")
-	})
+		assert.Equal(t, slices.Repeat(once, len(r.Results)), r.Asked, "each request reached the client once, in order")
+	}
+	forEveryInputClient(t, codeModeConfig(t), chainAndProgramCalls, check)
+	// The program of every security profile reaches its tools through the
+	// same operations: in the server's process, in a sandboxed child
+	// process, in WebAssembly.
+	program := "[" + chainAndProgramCalls[strings.Index(chainAndProgramCalls, `{"metatool":"execute_code"`):]
+	for _, profile := range []string{"dev", "standard", "hardened"} {
+		t.Run("v2-2026-07-28/http/"+profile, func(t *testing.T) {
+			cfg := writeFile(t, "metatools.yaml", fmt.Sprintf("codeMode:\n  enabled: true\n  profile: %s\nmcpServers:\n  - name: everything\n    command: node\n    args: [%q, stdio]\n", profile, everythingServer(t)))
+			check(t, "", runInputClient(t, "v2-2026-07-28", "http", serveHTTP(t, nil, "--config", cfg), "", program))
+		})
+	}
 }
 
 // forEveryInputClient runs requests with runInputClient for the
