@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
@@ -43,6 +46,12 @@ func createIssue(_ context.Context, args map[string]any) (any, error) {
 // hooks), a masker, and a function returning Go types (slices, ints and a
 // struct) that are turned into JSON values; or take away the validation
 // (dispatch), which leaves the pipeline's own cost.
+// discardSpans is an exporter that drops the spans it gets.
+type discardSpans struct{}
+
+func (discardSpans) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
+func (discardSpans) Shutdown(context.Context) error                             { return nil }
+
 func BenchmarkRun(b *testing.B) {
 	noop := toolrun.PreCallFunc(func(context.Context, *toolrun.Call) error { return nil })
 	goTypes := func(_ context.Context, args map[string]any) (any, error) {
@@ -59,6 +68,12 @@ func BenchmarkRun(b *testing.B) {
 		{"local/hook+masker", createIssue, []toolrun.Option{toolrun.WithPreCall(noop), toolrun.WithMasker(toolrun.SecretMasker{})}, toolrun.CallOptions{}},
 		{"local/go-types", goTypes, nil, toolrun.CallOptions{}},
 		{"dispatch", createIssue, nil, toolrun.CallOptions{SkipValidation: true}},
+		// Telemetry on: every call sampled, its span batched for an
+		// exporter that drops it, its duration in a histogram.
+		{"local/telemetry", createIssue, []toolrun.Option{
+			toolrun.WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))),
+			toolrun.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))),
+		}, toolrun.CallOptions{}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

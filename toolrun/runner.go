@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
@@ -78,6 +80,10 @@ type Runner struct {
 	extensions  []Extension
 	publishes   bool
 	masks       bool
+	// tracer and durations, when set, trace and measure the calls
+	// ([WithTracerProvider], [WithMeterProvider]).
+	tracer    trace.Tracer
+	durations metric.Float64Histogram
 }
 
 // New returns a runner that executes calls with the executors of reg (a
@@ -208,6 +214,7 @@ type callState struct {
 // (the after-execution hooks and the result event).
 func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cfg *callConfig) (*RunResult, error) {
 	start := time.Now()
+	ctx, span := r.startSpan(ctx, toolID)
 	timeout := r.timeout
 	if cfg.Timeout > 0 {
 		timeout = time.Duration(cfg.Timeout)
@@ -259,6 +266,7 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 			err = errors.Join(err, r.fail(&c, panicErr, OpPublish))
 		}
 	}
+	r.observe(ctx, span, &c, time.Since(start), result, err)
 	return result, err
 }
 

@@ -6,6 +6,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metatools-go/metatools/toolrun/mcpotel"
 )
 
 // Client is the MCP client on whose behalf a call runs, when the call is
@@ -181,6 +183,9 @@ func (s *server) newConn(caller Client) *conn {
 	}
 	c.client = mcp.NewClient(s.m.opts.client, opts)
 	c.client.AddReceivingMiddleware(c.forwardRoots)
+	if instrument := mcpotel.Client(s.telemetry()); instrument != nil {
+		c.client.AddSendingMiddleware(instrument)
+	}
 	return c
 }
 

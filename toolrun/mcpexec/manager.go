@@ -10,10 +10,13 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolrun/mcpotel"
 )
 
 // Manager holds the sessions of a set of MCP servers, configured by name,
@@ -74,6 +77,8 @@ type options struct {
 	logger          *slog.Logger
 	shared          *mcp.ClientCapabilities
 	notifications   ServerNotifications
+	// telemetry traces and measures the requests sent to the servers.
+	telemetry mcpotel.Config
 	// maxTools and maxToolBytes bound what one server's listing may make
 	// the manager hold (WithToolLimits).
 	maxTools, maxToolBytes int
@@ -179,6 +184,22 @@ func WithToolLimits(maxTools, maxToolBytes int) Option {
 			o.maxToolBytes = maxToolBytes
 		}
 	}
+}
+
+// WithTracerProvider makes the manager trace the requests it sends to
+// its servers with tp: a span of kind CLIENT per request, following
+// OpenTelemetry's conventions for MCP, whose context the request's _meta
+// carries to the server (traceparent, tracestate, baggage); see
+// toolrun/mcpotel. A call's request is the child of the runner's span of
+// the call.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(o *options) { o.telemetry.TracerProvider = tp }
+}
+
+// WithMeterProvider makes the manager measure the requests it sends with
+// mp (mcp.client.operation.duration).
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(o *options) { o.telemetry.MeterProvider = mp }
 }
 
 // WithLogger sets the logger of events that no caller sees, such as a

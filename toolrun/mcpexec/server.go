@@ -21,6 +21,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolrun"
+	"github.com/metatools-go/metatools/toolrun/mcpotel"
 )
 
 // server is the state of one configured server: its connections (the
@@ -84,6 +85,18 @@ type dialAttempt struct {
 	done chan struct{}
 	sess *mcp.ClientSession
 	err  *errors.Error
+}
+
+// telemetry is the instrumentation of the server's connections.
+func (s *server) telemetry() mcpotel.Config {
+	cfg := s.m.opts.telemetry
+	switch {
+	case s.cfg.Command != "":
+		cfg.Transport = mcpotel.TransportPipe
+	case s.cfg.URL != "":
+		cfg.Transport = mcpotel.TransportTCP
+	}
+	return cfg
 }
 
 func newServer(m *Manager, name string, cfg ServerConfig) *server {
