@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/metatools-go/metatools/toolrun/mcpotel"
 	"github.com/metatools-go/metatools/toolserver/internal/oauth"
 	"github.com/metatools-go/metatools/toolserver/internal/transport"
 )
@@ -50,6 +51,7 @@ func (s *Server) serveLines(ctx context.Context, r io.Reader, w io.Writer) error
 	if timeout <= 0 {
 		timeout = DefaultShutdownTimeout
 	}
+	s.instrument(mcpotel.TransportPipe)
 	return transport.ServeLines(ctx, s.mcp, r, w, transport.StdioOptions{MaxLine: MaxStdioLine, ShutdownTimeout: timeout, Logger: s.logger})
 }
 
@@ -157,6 +159,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		tools := oauth.Tools{Meta: func(name string) bool { return s.metaTools[name] }, Run: ToolRun}
 		h = oauth.NewGuard(opts.BearerTokens, opts.OAuth, tools, s.logger).Handler(h)
 	}
+	s.instrument(mcpotel.TransportTCP)
 	h = transport.LimitBodyRead(h, opts.BodyReadTimeout)
 	return transport.CheckOrigin(h, opts.AllowedOrigins)
 }

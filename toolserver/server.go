@@ -13,6 +13,7 @@ import (
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolops"
+	"github.com/metatools-go/metatools/toolrun/mcpotel"
 	"github.com/metatools-go/metatools/toolserver/internal/forward"
 )
 
@@ -67,6 +68,9 @@ type Server struct {
 
 	// oauthFilter adds the middleware enforcing OAuth grants once.
 	oauthFilter sync.Once
+	// telemetry traces and measures the requests, once instrumented.
+	telemetry    mcpotel.Config
+	instrumented sync.Once
 }
 
 // Option configures a [Server].

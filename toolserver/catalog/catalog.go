@@ -90,6 +90,7 @@ type Catalog struct {
 	logger          *slog.Logger
 
 	executors   *toolrun.ExecutorRegistry
+	telemetry   *telemetry
 	mcp         *mcpexec.Manager
 	grpc        *grpcexec.Executor
 	searcher    io.Closer
@@ -215,6 +216,10 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		c.cancel()
 		return nil, err
 	}
+	if c.telemetry, err = newTelemetry(ctx, cfg.Telemetry); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
 	if closer, ok := searcher.(io.Closer); ok {
 		c.searcher = closer
 	}
@@ -226,6 +231,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	c.mcp, err = mcpexec.NewManager(mcpexec.WithLogger(o.logger), mcpexec.WithServerNotifications(c.relay.notifications()),
 		mcpexec.WithConnectTimeout(connectTimeout), mcpexec.WithConnectTimeoutSettings("limits.connectTimeout", "connectTimeout"),
 		mcpexec.WithToolLimits(cfg.Limits.UpstreamTools, cfg.Limits.ToolBytes),
+		mcpexec.WithTracerProvider(c.telemetry.tracerProvider()), mcpexec.WithMeterProvider(c.telemetry.meterProvider()),
 		mcpexec.WithSharedCapabilities(mcp.ClientCapabilities{
 			Sampling:    &mcp.SamplingCapabilities{},
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
@@ -287,7 +293,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		toolmodel.BackendGRPC:  c.grpc,
 		toolmodel.BackendHTTP:  httpexec.New(),
 	})
-	c.Runner = newRunner(cfg, c.executors, c.Index)
+	c.Runner = newRunner(cfg, c.executors, c.Index, c.telemetry)
 	opsOpts := []toolops.Option{toolops.WithUpstreams(c.Upstreams), toolops.WithLimits(toolops.Limits{
 		SearchResults: cfg.Search.Limit, ChainSteps: cfg.Limits.ChainSteps, AnswerBytes: cfg.Limits.AnswerBytes,
 	})}
@@ -347,8 +353,9 @@ func newSearcher(cfg config.Search) (toolindex.Searcher, error) {
 }
 
 // newRunner returns the runner with the configuration's policy and limits.
-func newRunner(cfg *config.Config, executors *toolrun.ExecutorRegistry, idx toolindex.Index) *toolrun.Runner {
-	opts := []toolrun.Option{toolrun.WithIndex(idx), toolrun.WithIdempotentTools(idempotentTools(cfg)...)}
+func newRunner(cfg *config.Config, executors *toolrun.ExecutorRegistry, idx toolindex.Index, t *telemetry) *toolrun.Runner {
+	opts := []toolrun.Option{toolrun.WithIndex(idx), toolrun.WithIdempotentTools(idempotentTools(cfg)...),
+		toolrun.WithTracerProvider(t.tracerProvider()), toolrun.WithMeterProvider(t.meterProvider())}
 	if cfg.Limits.Timeout > 0 {
 		opts = append(opts, toolrun.WithDefaultTimeout(time.Duration(cfg.Limits.Timeout)))
 	}
@@ -693,6 +700,8 @@ func (c *Catalog) serverOptions() []toolserver.Option {
 	opts := []toolserver.Option{
 		toolserver.WithUpstreams(c.mcp, c.mcpUpstreams...),
 		toolserver.WithPassthrough(c.cfg.Server.Passthrough...),
+		toolserver.WithTracerProvider(c.telemetry.tracerProvider()),
+		toolserver.WithMeterProvider(c.telemetry.meterProvider()),
 	}
 	if c.cfg.Server.Name != "" {
 		opts = append(opts, toolserver.WithImplementation(c.cfg.Server.Name, toolmodel.ModuleVersion(serverPackage)))
@@ -849,5 +858,7 @@ func (c *Catalog) Close() error {
 	if c.searcher != nil {
 		errs = append(errs, c.searcher.Close())
 	}
+	// Last: the spans and measures of everything above are exported.
+	errs = append(errs, c.telemetry.shutdown())
 	return errors.Join(errs...)
 }

@@ -116,6 +116,8 @@ type Config struct {
 	CodeMode CodeMode `yaml:"codeMode"`
 	// Builtin configures the built-in tools.
 	Builtin Builtin `yaml:"builtin"`
+	// Telemetry configures OpenTelemetry.
+	Telemetry Telemetry `yaml:"telemetry"`
 	// MCPServers are upstream MCP servers.
 	MCPServers []MCPServer `yaml:"mcpServers"`
 	// OpenAPI are HTTP APIs described by OpenAPI documents.
@@ -127,6 +129,21 @@ type Config struct {
 	// resolved.
 	dir string
 }
+
+// Telemetry says where the server's OpenTelemetry signals go. Each is off
+// unless set. The exporters read the standard OTEL_EXPORTER_OTLP_*
+// variables (the endpoint, by default http://localhost:4318, headers,
+// timeouts), and OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES describe
+// the service (by default metatools).
+type Telemetry struct {
+	// Traces is where the traces go: "otlp" sends them over OTLP/HTTP.
+	Traces string `yaml:"traces"`
+	// Metrics is where the metrics go: "otlp" sends them over OTLP/HTTP.
+	Metrics string `yaml:"metrics"`
+}
+
+// TelemetryOTLP is the value of [Telemetry] that exports over OTLP/HTTP.
+const TelemetryOTLP = "otlp"
 
 // Server configures the MCP server.
 type Server struct {
@@ -608,6 +625,11 @@ func (c *Config) problems() []Problem {
 	var p []Problem
 	add := func(at keyPath, format string, args ...any) {
 		p = append(p, Problem{Path: at.String(), Message: fmt.Sprintf(format, args...), at: at})
+	}
+	for _, signal := range []struct{ key, value string }{{"traces", c.Telemetry.Traces}, {"metrics", c.Telemetry.Metrics}} {
+		if signal.value != "" && signal.value != TelemetryOTLP {
+			add(keyPath{"telemetry", signal.key}, "%q must be otlp, or left out for none", signal.value)
+		}
 	}
 	switch c.Search.Engine {
 	case "", "bm25", "lexical":

@@ -51,6 +51,7 @@ func TestParseErrors(t *testing.T) {
 		{"blank bearer token", "server: {http: {bearerTokens: [' ']}}", "server.http.bearerTokens[0]: empty"},
 		{"negative session cap", "server: {http: {maxSessions: -1}}", "server.http.maxSessions: must not be negative"},
 		{"negative shutdown timeout", "server: {shutdownTimeout: -1s}", "server.shutdownTimeout: must not be negative"},
+		{"unknown trace exporter", "telemetry: {traces: jaeger}", `telemetry.traces: "jaeger" must be otlp, or left out for none`},
 		{"short state key", "server: {stateKey: short}", "server.stateKey: 5 bytes: it needs at least 32"},
 		{"negative drain delay", "server: {http: {drainDelay: -2s}}", "server.http.drainDelay: must not be negative"},
 		{"negative document size", "openapi: [{name: o, spec: s.yaml, maxDocumentBytes: -1}]", "openapi[0].maxDocumentBytes: must not be negative"},

@@ -1,0 +1,98 @@
+package catalog
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolserver/config"
+)
+
+// telemetryFlushTimeout bounds how long Close waits for the last spans and
+// metrics to be exported.
+const telemetryFlushTimeout = 5 * time.Second
+
+// telemetry holds the OpenTelemetry providers the configuration asks for.
+// Every component of the catalogue gets the same ones: the runner, the
+// upstreams' manager, the server and code mode.
+type telemetry struct {
+	tracer *sdktrace.TracerProvider
+	meter  *sdkmetric.MeterProvider
+}
+
+// newTelemetry starts the exporters cfg names; none when it names none,
+// or when OTEL_SDK_DISABLED is true, as OpenTelemetry's SDKs agree.
+func newTelemetry(ctx context.Context, cfg config.Telemetry) (*telemetry, error) {
+	t := &telemetry{}
+	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") || (cfg.Traces == "" && cfg.Metrics == "") {
+		return t, nil
+	}
+	// The service is metatools unless OTEL_SERVICE_NAME or
+	// OTEL_RESOURCE_ATTRIBUTES say otherwise: later sources win.
+	res, err := resource.New(ctx,
+		resource.WithAttributes(semconv.ServiceName("metatools"), semconv.ServiceVersion(toolmodel.ModuleVersion(serverPackage))),
+		resource.WithTelemetrySDK(), resource.WithFromEnv())
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Traces == config.TelemetryOTLP {
+		exporter, err := otlptracehttp.New(ctx)
+		if err != nil {
+			return nil, err
+		}
+		t.tracer = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
+	}
+	if cfg.Metrics == config.TelemetryOTLP {
+		exporter, err := otlpmetrichttp.New(ctx)
+		if err != nil {
+			return nil, errors.Join(err, t.shutdown())
+		}
+		t.meter = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exporter)), sdkmetric.WithResource(res))
+	}
+	return t, nil
+}
+
+// tracerProvider is the provider of traces, nil when there is none.
+func (t *telemetry) tracerProvider() trace.TracerProvider {
+	if t == nil || t.tracer == nil {
+		return nil
+	}
+	return t.tracer
+}
+
+// meterProvider is the provider of metrics, nil when there is none.
+func (t *telemetry) meterProvider() metric.MeterProvider {
+	if t == nil || t.meter == nil {
+		return nil
+	}
+	return t.meter
+}
+
+// shutdown exports what the providers still hold, and stops them.
+func (t *telemetry) shutdown() error {
+	if t == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), telemetryFlushTimeout)
+	defer cancel()
+	var errs []error
+	if t.tracer != nil {
+		errs = append(errs, t.tracer.Shutdown(ctx))
+	}
+	if t.meter != nil {
+		errs = append(errs, t.meter.Shutdown(ctx))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"compress/gzip"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// otlpReceiver is an OTLP/HTTP endpoint that keeps the spans and the
+// names of the metrics it receives, decoded with OpenTelemetry's own
+// protobuf messages.
+type otlpReceiver struct {
+	url string
+
+	mu       sync.Mutex
+	spans    []*tracepb.Span
+	services []string
+	metrics  map[string]bool
+}
+
+func newOTLPReceiver(t *testing.T) *otlpReceiver {
+	rx := &otlpReceiver{metrics: map[string]bool{}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body io.Reader = r.Body
+		if r.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			body = zr
+		}
+		data, err := io.ReadAll(body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var answer proto.Message
+		switch r.URL.Path {
+		case "/v1/traces":
+			var req coltracepb.ExportTraceServiceRequest
+			if err := proto.Unmarshal(data, &req); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			rx.mu.Lock()
+			for _, rs := range req.ResourceSpans {
+				for _, kv := range rs.GetResource().GetAttributes() {
+					if kv.Key == "service.name" {
+						rx.services = append(rx.services, kv.GetValue().GetStringValue())
+					}
+				}
+				for _, ss := range rs.ScopeSpans {
+					rx.spans = append(rx.spans, ss.Spans...)
+				}
+			}
+			rx.mu.Unlock()
+			answer = &coltracepb.ExportTraceServiceResponse{}
+		case "/v1/metrics":
+			var req colmetricpb.ExportMetricsServiceRequest
+			if err := proto.Unmarshal(data, &req); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			rx.mu.Lock()
+			for _, rm := range req.ResourceMetrics {
+				for _, sm := range rm.ScopeMetrics {
+					for _, m := range sm.Metrics {
+						rx.metrics[m.Name] = true
+					}
+				}
+			}
+			rx.mu.Unlock()
+			answer = &colmetricpb.ExportMetricsServiceResponse{}
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		out, _ := proto.Marshal(answer)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(out)
+	}))
+	t.Cleanup(srv.Close)
+	rx.url = srv.URL
+	return rx
+}
+
+// span returns the span named name of kind, once received.
+func (rx *otlpReceiver) span(t *testing.T, name string, kind tracepb.Span_SpanKind) *tracepb.Span {
+	t.Helper()
+	var found *tracepb.Span
+	require.Eventually(t, func() bool {
+		rx.mu.Lock()
+		defer rx.mu.Unlock()
+		for _, s := range rx.spans {
+			if s.Name == name && s.Kind == kind {
+				found = s
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 20*time.Millisecond, "the span %q reached the endpoint", name)
+	return found
+}
+
+func attribute(s *tracepb.Span, key string) string {
+	for _, kv := range s.Attributes {
+		if kv.Key == key {
+			return kv.GetValue().GetStringValue()
+		}
+	}
+	return ""
+}
+
+// TestTracesReachAnOTLPEndpoint runs an upstream's tool with run_tool
+// from the official TypeScript SDK v2 client, whose request carries a
+// trace context in its _meta, through metatools exporting over OTLP/HTTP
+// to a receiver: one trace goes from the client's context through
+// metatools' SERVER span of the request, its execute_tool span and its
+// CLIENT span of the upstream's request, whose _meta, as the upstream
+// received it, carries that span's context. The metrics arrive too.
+func TestTracesReachAnOTLPEndpoint(t *testing.T) {
+	rx := newOTLPReceiver(t)
+	modules, err := filepath.Abs(e2eModules)
+	require.NoError(t, err)
+	upstream, err := filepath.Abs(filepath.Join("testdata", "otel", "upstream.mjs"))
+	require.NoError(t, err)
+	cfg := writeFile(t, "metatools.yaml", fmt.Sprintf("telemetry: {traces: otlp, metrics: otlp}\nmcpServers:\n  - name: echo\n    command: node\n    args: [%q, %q]\n", upstream, modules))
+	const traceID, callerSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	cmd := exec.Command("node", filepath.Join("testdata", "otel", "client.mjs"), modules, metatoolsBinary(t), cfg,
+		"00-"+traceID+"-"+callerSpan+"-01", `[{"name":"run_tool","arguments":{"id":"echo:meta"}}]`)
+	cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT="+rx.url, "OTEL_SERVICE_NAME=metatools-e2e")
+	cmd.Stderr = &testWriter{t: t}
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	var texts []string
+	require.NoError(t, json.Unmarshal(out, &texts), string(out))
+	var upstreamMeta map[string]any
+	require.NoError(t, json.Unmarshal([]byte(texts[0]), &upstreamMeta), texts[0])
+
+	server := rx.span(t, "tools/call run_tool", tracepb.Span_SPAN_KIND_SERVER)
+	assert.Equal(t, traceID, hex.EncodeToString(server.TraceId), "the request's span is in the client's trace")
+	assert.Equal(t, callerSpan, hex.EncodeToString(server.ParentSpanId), "and the child of the client's span")
+	assert.Equal(t, "run_tool", attribute(server, "gen_ai.tool.name"))
+	assert.Equal(t, "pipe", attribute(server, "network.transport"))
+
+	call := rx.span(t, "execute_tool echo:meta", tracepb.Span_SPAN_KIND_INTERNAL)
+	assert.Equal(t, server.SpanId, call.ParentSpanId, "the tool call is the request's child")
+	assert.Equal(t, "mcp:echo", attribute(call, "metatools.backend"))
+
+	upstreamCall := rx.span(t, "tools/call meta", tracepb.Span_SPAN_KIND_CLIENT)
+	assert.Equal(t, call.SpanId, upstreamCall.ParentSpanId, "the upstream's request is the tool call's child")
+	assert.Equal(t, "00-"+traceID+"-"+hex.EncodeToString(upstreamCall.SpanId)+"-01", upstreamMeta["traceparent"],
+		"the upstream received the context of metatools' request in its _meta")
+
+	// The metrics are exported last, as metatools exits.
+	require.Eventually(t, func() bool {
+		rx.mu.Lock()
+		defer rx.mu.Unlock()
+		return rx.metrics["mcp.server.operation.duration"] && rx.metrics["mcp.client.operation.duration"] && rx.metrics["metatools.tool.duration"]
+	}, 30*time.Second, 20*time.Millisecond, "the duration metrics of both sides and of the tool calls reached the endpoint")
+	rx.mu.Lock()
+	defer rx.mu.Unlock()
+	assert.Contains(t, rx.services, "metatools-e2e", "OTEL_SERVICE_NAME names the service")
+}
