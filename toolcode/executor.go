@@ -7,6 +7,9 @@ import (
 	"runtime/debug"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun"
@@ -92,6 +95,10 @@ type Executor struct {
 	limits   Limits
 	masker   toolrun.ArgumentMasker
 	maxCode  int
+	// tracer and durations, when set, trace and measure the executions
+	// ([WithTracerProvider], [WithMeterProvider]).
+	tracer    trace.Tracer
+	durations metric.Float64Histogram
 	// err is an option's fault (invalid limits), which every execution
 	// then fails with: an option cannot return it.
 	err error
@@ -201,6 +208,17 @@ func (x *Executor) Limits() Limits { return x.limits }
 // [errors.Canceled]. A limit reached fails the execution even when the
 // program caught the error.
 func (x *Executor) Execute(ctx context.Context, p ExecuteParams) (*Result, error) {
+	if x.tracer == nil && x.durations == nil {
+		return x.execute(ctx, p)
+	}
+	ctx, span := x.startSpan(ctx)
+	res, err := x.execute(ctx, p)
+	x.observe(ctx, span, res, err)
+	return res, err
+}
+
+// execute is Execute, without its telemetry.
+func (x *Executor) execute(ctx context.Context, p ExecuteParams) (*Result, error) {
 	begin := time.Now()
 	res := &Result{Language: p.Language}
 	if res.Language == "" {

@@ -63,20 +63,20 @@ func WithCodeMode(cfg CodeMode) Option {
 
 // NewCodeExecutor returns the executor execute_code runs programs with:
 // its programs call the operations ops, with cfg's engines, timeout and
-// limits. The metatools command runs `exec` with it.
-func NewCodeExecutor(ops *toolops.Service, cfg CodeMode) *toolcode.Executor {
+// limits, and opts after them. The metatools command runs `exec` with it.
+func NewCodeExecutor(ops *toolops.Service, cfg CodeMode, opts ...toolcode.Option) *toolcode.Executor {
 	engines := cfg.Engines
 	if engines == nil {
 		engines = []toolcode.Engine{javascript.New(), javascript.NewTypeScript()}
 	}
-	opts := []toolcode.Option{toolcode.WithLimits(cfg.Limits)}
+	all := []toolcode.Option{toolcode.WithLimits(cfg.Limits)}
 	if cfg.Timeout > 0 {
-		opts = append(opts, toolcode.WithTimeout(cfg.Timeout))
+		all = append(all, toolcode.WithTimeout(cfg.Timeout))
 	}
 	for _, e := range engines {
-		opts = append(opts, toolcode.WithEngine(e))
+		all = append(all, toolcode.WithEngine(e))
 	}
-	return toolcode.New(ops, opts...)
+	return toolcode.New(ops, append(all, opts...)...)
 }
 
 // languageAliases are the short names people and models write for the
@@ -153,7 +153,8 @@ func (s *Server) addCodeMode() {
 	if s.codeMode == nil {
 		return
 	}
-	s.code = NewCodeExecutor(s.ops, *s.codeMode)
+	s.code = NewCodeExecutor(s.ops, *s.codeMode,
+		toolcode.WithTracerProvider(s.telemetry.TracerProvider), toolcode.WithMeterProvider(s.telemetry.MeterProvider))
 	var languages []any
 	for _, l := range CodeLanguages(s.code.Engines()) {
 		languages = append(languages, l)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/hex"
 	"encoding/json"
@@ -135,17 +136,20 @@ func attribute(s *tracepb.Span, key string) string {
 // to a receiver: one trace goes from the client's context through
 // metatools' SERVER span of the request, its execute_tool span and its
 // CLIENT span of the upstream's request, whose _meta, as the upstream
-// received it, carries that span's context. The metrics arrive too.
+// received it, carries that span's context. An execute_code program's
+// calls, run in the standard profile's sandbox, are its execution's
+// children. The metrics arrive too.
 func TestTracesReachAnOTLPEndpoint(t *testing.T) {
 	rx := newOTLPReceiver(t)
 	modules, err := filepath.Abs(e2eModules)
 	require.NoError(t, err)
 	upstream, err := filepath.Abs(filepath.Join("testdata", "otel", "upstream.mjs"))
 	require.NoError(t, err)
-	cfg := writeFile(t, "metatools.yaml", fmt.Sprintf("telemetry: {traces: otlp, metrics: otlp}\nmcpServers:\n  - name: echo\n    command: node\n    args: [%q, %q]\n", upstream, modules))
+	cfg := writeFile(t, "metatools.yaml", fmt.Sprintf("telemetry: {traces: otlp, metrics: otlp}\ncodeMode: {enabled: true, profile: standard}\nmcpServers:\n  - name: echo\n    command: node\n    args: [%q, %q]\n", upstream, modules))
 	const traceID, callerSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	cmd := exec.Command("node", filepath.Join("testdata", "otel", "client.mjs"), modules, metatoolsBinary(t), cfg,
-		"00-"+traceID+"-"+callerSpan+"-01", `[{"name":"run_tool","arguments":{"id":"echo:meta"}}]`)
+		"00-"+traceID+"-"+callerSpan+"-01", `[{"name":"run_tool","arguments":{"id":"echo:meta"}},`+
+			`{"name":"execute_code","arguments":{"code":"await Promise.all([tools.run('echo:meta', {}), tools.run('echo:meta', {})]); return 'done';"}}]`)
 	cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT="+rx.url, "OTEL_SERVICE_NAME=metatools-e2e")
 	cmd.Stderr = &testWriter{t: t}
 	out, err := cmd.Output()
@@ -170,12 +174,32 @@ func TestTracesReachAnOTLPEndpoint(t *testing.T) {
 	assert.Equal(t, "00-"+traceID+"-"+hex.EncodeToString(upstreamCall.SpanId)+"-01", upstreamMeta["traceparent"],
 		"the upstream received the context of metatools' request in its _meta")
 
+	// A program's calls, in the standard profile's sandboxed process, are
+	// the children of its execution, itself the request's child.
+	program := rx.span(t, "tools/call execute_code", tracepb.Span_SPAN_KIND_SERVER)
+	assert.Equal(t, traceID, hex.EncodeToString(program.TraceId))
+	execution := rx.span(t, "execute_code", tracepb.Span_SPAN_KIND_INTERNAL)
+	assert.Equal(t, program.SpanId, execution.ParentSpanId)
+	assert.Equal(t, "standard", attribute(execution, "metatools.code.profile"))
+	require.Eventually(t, func() bool {
+		rx.mu.Lock()
+		defer rx.mu.Unlock()
+		n := 0
+		for _, s := range rx.spans {
+			if s.Name == "execute_tool echo:meta" && bytes.Equal(s.ParentSpanId, execution.SpanId) {
+				n++
+			}
+		}
+		return n == 2
+	}, 30*time.Second, 20*time.Millisecond, "both calls of the program are its execution's children")
+
 	// The metrics are exported last, as metatools exits.
 	require.Eventually(t, func() bool {
 		rx.mu.Lock()
 		defer rx.mu.Unlock()
-		return rx.metrics["mcp.server.operation.duration"] && rx.metrics["mcp.client.operation.duration"] && rx.metrics["metatools.tool.duration"]
-	}, 30*time.Second, 20*time.Millisecond, "the duration metrics of both sides and of the tool calls reached the endpoint")
+		return rx.metrics["mcp.server.operation.duration"] && rx.metrics["mcp.client.operation.duration"] &&
+			rx.metrics["metatools.tool.duration"] && rx.metrics["metatools.code.duration"]
+	}, 30*time.Second, 20*time.Millisecond, "the duration metrics of both sides, of the tool calls and of the program reached the endpoint")
 	rx.mu.Lock()
 	defer rx.mu.Unlock()
 	assert.Contains(t, rx.services, "metatools-e2e", "OTEL_SERVICE_NAME names the service")
