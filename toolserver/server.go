@@ -163,6 +163,7 @@ func New(ops *toolops.Service, opts ...Option) (*Server, error) {
 		}
 	}
 	s.mcp = mcp.NewServer(s.impl, mcpOpts)
+	s.mcp.AddReceivingMiddleware(identify)
 	s.addMetaTools()
 	s.addCodeMode()
 	s.unsubscribe = ops.Index().OnChange(s.catalogueChanged)

@@ -1,9 +1,17 @@
 package toolserver
 
 import (
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/metatools-go/metatools/toolops"
+	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolrun/mcpotel"
 )
 
@@ -38,4 +46,34 @@ func (s *Server) instrument(transport string) {
 			s.mcp.AddReceivingMiddleware(mw)
 		}
 	})
+}
+
+// MetadataSubject is the key of the caller's metadata (toolops.Caller)
+// that holds the subject of the request's OAuth token: the runner's
+// policies, hooks and audit log see who asked, and the state of a call
+// waiting for input is bound to that subject.
+const MetadataSubject = "subject"
+
+// identify is the middleware that gives each request's context what
+// identifies it (toolrun.RequestInfo: an ID of its own and the client's
+// session) and its caller (the subject of its OAuth token, under
+// [MetadataSubject]), for the logs, the audit log and the policies.
+func identify(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		info := toolrun.RequestInfo{ID: fmt.Sprintf("%016x", rand.Uint64())}
+		if s := req.GetSession(); s != nil {
+			info.Session = s.ID()
+		}
+		ctx = toolrun.WithRequestInfo(ctx, info)
+		if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+			caller := toolops.CallerFrom(ctx)
+			metadata := maps.Clone(caller.Metadata)
+			if metadata == nil {
+				metadata = map[string]string{}
+			}
+			metadata[MetadataSubject] = extra.TokenInfo.UserID
+			ctx = toolops.WithCaller(ctx, toolops.Caller{Metadata: metadata})
+		}
+		return next(ctx, method, req)
+	}
 }

@@ -216,7 +216,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		c.cancel()
 		return nil, err
 	}
-	if c.telemetry, err = newTelemetry(ctx, cfg.Telemetry); err != nil {
+	if c.telemetry, err = newTelemetry(ctx, cfg, o.logger); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
@@ -354,8 +354,7 @@ func newSearcher(cfg config.Search) (toolindex.Searcher, error) {
 
 // newRunner returns the runner with the configuration's policy and limits.
 func newRunner(cfg *config.Config, executors *toolrun.ExecutorRegistry, idx toolindex.Index, t *telemetry) *toolrun.Runner {
-	opts := []toolrun.Option{toolrun.WithIndex(idx), toolrun.WithIdempotentTools(idempotentTools(cfg)...),
-		toolrun.WithTracerProvider(t.tracerProvider()), toolrun.WithMeterProvider(t.meterProvider())}
+	opts := append([]toolrun.Option{toolrun.WithIndex(idx), toolrun.WithIdempotentTools(idempotentTools(cfg)...)}, t.runnerOptions()...)
 	if cfg.Limits.Timeout > 0 {
 		opts = append(opts, toolrun.WithDefaultTimeout(time.Duration(cfg.Limits.Timeout)))
 	}

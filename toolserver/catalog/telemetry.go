@@ -2,6 +2,9 @@ package catalog
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -17,6 +20,7 @@ import (
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolserver/config"
 )
 
@@ -30,12 +34,33 @@ const telemetryFlushTimeout = 5 * time.Second
 type telemetry struct {
 	tracer *sdktrace.TracerProvider
 	meter  *sdkmetric.MeterProvider
+	// audit is the runner's audit log, writing to auditFile unless that
+	// is nil (standard error).
+	audit     *toolrun.AuditLog
+	auditFile *os.File
 }
 
-// newTelemetry starts the exporters cfg names; none when it names none,
-// or when OTEL_SDK_DISABLED is true, as OpenTelemetry's SDKs agree.
-func newTelemetry(ctx context.Context, cfg config.Telemetry) (*telemetry, error) {
+// newTelemetry opens the audit log and starts the exporters the
+// configuration names: no exporter when it names none, or when
+// OTEL_SDK_DISABLED is true, as OpenTelemetry's SDKs agree.
+func newTelemetry(ctx context.Context, c *config.Config, logger *slog.Logger) (*telemetry, error) {
+	cfg := c.Telemetry
 	t := &telemetry{}
+	if cfg.Audit != "" {
+		var w io.Writer = os.Stderr
+		if cfg.Audit != config.AuditStderr {
+			f, err := os.OpenFile(c.Path(cfg.Audit), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			if err != nil {
+				return nil, fmt.Errorf("audit log: %w", err)
+			}
+			t.auditFile, w = f, f
+		}
+		opts := []toolrun.AuditOption{toolrun.AuditErrors(func(err error) { logger.Warn("audit log not written", "error", err) })}
+		if cfg.AuditArguments {
+			opts = append(opts, toolrun.AuditArguments())
+		}
+		t.audit = toolrun.NewAuditLog(w, opts...)
+	}
 	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") || (cfg.Traces == "" && cfg.Metrics == "") {
 		return t, nil
 	}
@@ -45,12 +70,12 @@ func newTelemetry(ctx context.Context, cfg config.Telemetry) (*telemetry, error)
 		resource.WithAttributes(semconv.ServiceName("metatools"), semconv.ServiceVersion(toolmodel.ModuleVersion(serverPackage))),
 		resource.WithTelemetrySDK(), resource.WithFromEnv())
 	if err != nil {
-		return nil, err
+		return nil, errors.Join(err, t.shutdown())
 	}
 	if cfg.Traces == config.TelemetryOTLP {
 		exporter, err := otlptracehttp.New(ctx)
 		if err != nil {
-			return nil, err
+			return nil, errors.Join(err, t.shutdown())
 		}
 		t.tracer = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
 	}
@@ -80,7 +105,18 @@ func (t *telemetry) meterProvider() metric.MeterProvider {
 	return t.meter
 }
 
-// shutdown exports what the providers still hold, and stops them.
+// runnerOptions are the runner's telemetry: its providers and audit log.
+func (t *telemetry) runnerOptions() []toolrun.Option {
+	opts := []toolrun.Option{toolrun.WithTracerProvider(t.tracerProvider()), toolrun.WithMeterProvider(t.meterProvider())}
+	if t.audit != nil {
+		// What the log shows of the arguments has its secrets hidden.
+		opts = append(opts, toolrun.WithMasker(toolrun.SecretMasker{}), toolrun.WithEventPublisher(t.audit))
+	}
+	return opts
+}
+
+// shutdown exports what the providers still hold, stops them and closes
+// the audit log.
 func (t *telemetry) shutdown() error {
 	if t == nil {
 		return nil
@@ -93,6 +129,9 @@ func (t *telemetry) shutdown() error {
 	}
 	if t.meter != nil {
 		errs = append(errs, t.meter.Shutdown(ctx))
+	}
+	if t.auditFile != nil {
+		errs = append(errs, t.auditFile.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -140,7 +140,18 @@ type Telemetry struct {
 	Traces string `yaml:"traces"`
 	// Metrics is where the metrics go: "otlp" sends them over OTLP/HTTP.
 	Metrics string `yaml:"metrics"`
+	// Audit is where the audit log goes, one JSON line per tool call that
+	// ran (toolrun.AuditRecord): a file, opened to append and created
+	// with mode 0600 (relative to the configuration file), or "stderr".
+	Audit string `yaml:"audit"`
+	// AuditArguments records the calls' arguments in the audit log, as
+	// the runner's maskers show them (secrets hidden).
+	AuditArguments bool `yaml:"auditArguments"`
 }
+
+// AuditStderr is the value of [Telemetry.Audit] that writes the audit log
+// to standard error.
+const AuditStderr = "stderr"
 
 // TelemetryOTLP is the value of [Telemetry] that exports over OTLP/HTTP.
 const TelemetryOTLP = "otlp"
@@ -630,6 +641,9 @@ func (c *Config) problems() []Problem {
 		if signal.value != "" && signal.value != TelemetryOTLP {
 			add(keyPath{"telemetry", signal.key}, "%q must be otlp, or left out for none", signal.value)
 		}
+	}
+	if c.Telemetry.AuditArguments && c.Telemetry.Audit == "" {
+		add(keyPath{"telemetry", "auditArguments"}, "needs telemetry.audit, the log to write them to")
 	}
 	switch c.Search.Engine {
 	case "", "bm25", "lexical":

@@ -138,14 +138,18 @@ func attribute(s *tracepb.Span, key string) string {
 // CLIENT span of the upstream's request, whose _meta, as the upstream
 // received it, carries that span's context. An execute_code program's
 // calls, run in the standard profile's sandbox, are its execution's
-// children. The metrics arrive too.
+// children. The metrics arrive too, and the audit log has a line per
+// call, without the upstream's secret.
 func TestTracesReachAnOTLPEndpoint(t *testing.T) {
 	rx := newOTLPReceiver(t)
 	modules, err := filepath.Abs(e2eModules)
 	require.NoError(t, err)
 	upstream, err := filepath.Abs(filepath.Join("testdata", "otel", "upstream.mjs"))
 	require.NoError(t, err)
-	cfg := writeFile(t, "metatools.yaml", fmt.Sprintf("telemetry: {traces: otlp, metrics: otlp}\ncodeMode: {enabled: true, profile: standard}\nmcpServers:\n  - name: echo\n    command: node\n    args: [%q, %q]\n", upstream, modules))
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	cfg := writeFile(t, "metatools.yaml", fmt.Sprintf("telemetry: {traces: otlp, metrics: otlp, audit: %q, auditArguments: true}\n"+
+		"codeMode: {enabled: true, profile: standard}\nmcpServers:\n  - name: echo\n    command: node\n    args: [%q, %q]\n"+
+		"    env: {ECHO_API_KEY: sk-planted-upstream-key}\n", audit, upstream, modules))
 	const traceID, callerSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	cmd := exec.Command("node", filepath.Join("testdata", "otel", "client.mjs"), modules, metatoolsBinary(t), cfg,
 		"00-"+traceID+"-"+callerSpan+"-01", `[{"name":"run_tool","arguments":{"id":"echo:meta"}},`+
@@ -201,6 +205,30 @@ func TestTracesReachAnOTLPEndpoint(t *testing.T) {
 			rx.metrics["metatools.tool.duration"] && rx.metrics["metatools.code.duration"]
 	}, 30*time.Second, 20*time.Millisecond, "the duration metrics of both sides, of the tool calls and of the program reached the endpoint")
 	rx.mu.Lock()
-	defer rx.mu.Unlock()
 	assert.Contains(t, rx.services, "metatools-e2e", "OTEL_SERVICE_NAME names the service")
+	rx.mu.Unlock()
+
+	// The audit log has a line per tool call, in the client's trace, and
+	// no secret.
+	data, err := os.ReadFile(audit)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "sk-planted-upstream-key")
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	require.Len(t, lines, 3, "run_tool's call and the program's two:\n%s", data)
+	requests := map[string]bool{}
+	for _, line := range lines {
+		var rec struct {
+			Request, Trace, Tool, Backend, Outcome string
+			Args                                   json.RawMessage
+		}
+		require.NoError(t, json.Unmarshal(line, &rec), string(line))
+		assert.Len(t, rec.Request, 16)
+		requests[rec.Request] = true
+		assert.Equal(t, traceID, rec.Trace)
+		assert.Equal(t, "echo:meta", rec.Tool)
+		assert.Equal(t, "mcp:echo", rec.Backend)
+		assert.Equal(t, "ok", rec.Outcome)
+		assert.JSONEq(t, "{}", string(rec.Args))
+	}
+	assert.Len(t, requests, 2, "the program's two calls belong to its one request")
 }
