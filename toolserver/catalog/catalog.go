@@ -43,6 +43,7 @@ import (
 	"log/slog"
 	"maps"
 	"math/rand/v2"
+	"net/http"
 	"net/url"
 	"slices"
 	"sync"
@@ -692,6 +693,17 @@ func (c *Catalog) NewServer(opts ...toolserver.Option) (*toolserver.Server, erro
 	}
 	c.relay.attach(srv)
 	return srv, nil
+}
+
+// MetricsHandler serves the metrics in Prometheus' text format, asking
+// for telemetry.prometheusToken when one is configured; nil unless
+// telemetry.prometheus is. The metatools command serves it at /metrics
+// on that address.
+func (c *Catalog) MetricsHandler() http.Handler {
+	if c.telemetry == nil {
+		return nil
+	}
+	return c.telemetry.metrics
 }
 
 // serverOptions are the options of the configured server.

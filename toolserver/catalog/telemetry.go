@@ -2,15 +2,20 @@ package catalog
 
 import (
 	"context"
+	"crypto/subtle"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -38,6 +43,8 @@ type telemetry struct {
 	// is nil (standard error).
 	audit     *toolrun.AuditLog
 	auditFile *os.File
+	// metrics serves the metrics in Prometheus' format, when asked for.
+	metrics http.Handler
 }
 
 // newTelemetry opens the audit log and starts the exporters the
@@ -61,7 +68,7 @@ func newTelemetry(ctx context.Context, c *config.Config, logger *slog.Logger) (*
 		}
 		t.audit = toolrun.NewAuditLog(w, opts...)
 	}
-	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") || (cfg.Traces == "" && cfg.Metrics == "") {
+	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") || (cfg.Traces == "" && cfg.Metrics == "" && cfg.Prometheus == "") {
 		return t, nil
 	}
 	// The service is metatools unless OTEL_SERVICE_NAME or
@@ -79,12 +86,25 @@ func newTelemetry(ctx context.Context, c *config.Config, logger *slog.Logger) (*
 		}
 		t.tracer = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
 	}
+	var readers []sdkmetric.Option
 	if cfg.Metrics == config.TelemetryOTLP {
 		exporter, err := otlpmetrichttp.New(ctx)
 		if err != nil {
 			return nil, errors.Join(err, t.shutdown())
 		}
-		t.meter = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exporter)), sdkmetric.WithResource(res))
+		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exporter)))
+	}
+	if cfg.Prometheus != "" {
+		registry := prometheus.NewRegistry()
+		exporter, err := otelprom.New(otelprom.WithRegisterer(registry))
+		if err != nil {
+			return nil, errors.Join(err, t.shutdown())
+		}
+		readers = append(readers, sdkmetric.WithReader(exporter))
+		t.metrics = bearer(cfg.PrometheusToken, promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
+	}
+	if len(readers) > 0 {
+		t.meter = sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res))...)
 	}
 	return t, nil
 }
@@ -103,6 +123,23 @@ func (t *telemetry) meterProvider() metric.MeterProvider {
 		return nil
 	}
 	return t.meter
+}
+
+// bearer serves h to the requests that present token as their bearer
+// token, all of them when token is empty; the others get 401.
+func bearer(token string, h http.Handler) http.Handler {
+	if token == "" {
+		return h
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			http.Error(w, "a bearer token is required", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // runnerOptions are the runner's telemetry: its providers and audit log.

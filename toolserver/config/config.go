@@ -147,6 +147,13 @@ type Telemetry struct {
 	// AuditArguments records the calls' arguments in the audit log, as
 	// the runner's maskers show them (secrets hidden).
 	AuditArguments bool `yaml:"auditArguments"`
+	// Prometheus is the address of the diagnostics listener that serves
+	// the metrics at /metrics in Prometheus' text format, apart from the
+	// MCP port: HOST:PORT, or :PORT for the loopback interface.
+	Prometheus string `yaml:"prometheus"`
+	// PrometheusToken is the bearer token a scrape must present; without
+	// it, the listener serves the loopback interface only.
+	PrometheusToken string `yaml:"prometheusToken"`
 }
 
 // AuditStderr is the value of [Telemetry.Audit] that writes the audit log
@@ -641,6 +648,12 @@ func (c *Config) problems() []Problem {
 		if signal.value != "" && signal.value != TelemetryOTLP {
 			add(keyPath{"telemetry", signal.key}, "%q must be otlp, or left out for none", signal.value)
 		}
+	}
+	if err := CheckListenAddr(c.Telemetry.Prometheus); err != nil {
+		add(keyPath{"telemetry", "prometheus"}, "%v", err)
+	}
+	if c.Telemetry.PrometheusToken != "" && c.Telemetry.Prometheus == "" {
+		add(keyPath{"telemetry", "prometheusToken"}, "needs telemetry.prometheus, the address to serve the metrics on")
 	}
 	if c.Telemetry.AuditArguments && c.Telemetry.Audit == "" {
 		add(keyPath{"telemetry", "auditArguments"}, "needs telemetry.audit, the log to write them to")

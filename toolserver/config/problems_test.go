@@ -63,6 +63,7 @@ func TestExampleParses(t *testing.T) {
 	t.Setenv("METATOOLS_TOKEN", "tok")
 	t.Setenv("TRACKER_TOKEN", "trk")
 	t.Setenv("METATOOLS_STATE_KEY", strings.Repeat("s", 32))
+	t.Setenv("METATOOLS_METRICS_TOKEN", "scrape")
 	full := settingLeftOff.ReplaceAllString(config.Example, "$1$2")
 	require.NotEqual(t, config.Example, full)
 	cfg, err := config.Parse([]byte(full))
@@ -70,6 +71,8 @@ func TestExampleParses(t *testing.T) {
 	assert.Equal(t, "127.0.0.1:8080", cfg.Server.HTTP.Addr)
 	assert.Equal(t, []string{"tok"}, cfg.Server.HTTP.BearerTokens)
 	assert.Equal(t, strings.Repeat("s", 32), cfg.Server.StateKey)
+	assert.Equal(t, config.Telemetry{Traces: "otlp", Metrics: "otlp", Audit: "/var/log/metatools/audit.jsonl",
+		Prometheus: ":9464", PrometheusToken: "scrape"}, cfg.Telemetry)
 	require.NotNil(t, cfg.Server.HTTP.OAuth)
 	assert.Equal(t, "https://auth.example.com", cfg.Server.HTTP.OAuth.Issuer)
 	require.Len(t, cfg.MCPServers, 2)

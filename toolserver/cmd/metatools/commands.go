@@ -323,6 +323,13 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	}
 	defer s.Close()
 	cfg, srv := s.cfg, s.srv
+	if h := s.cat.MetricsHandler(); h != nil {
+		stop, err := e.serveMetrics(cfg.Telemetry, h)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	if *addr == "" {
 		*addr = cfg.Server.HTTP.Addr
 	}

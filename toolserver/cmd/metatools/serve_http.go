@@ -39,6 +39,30 @@ func listenAddress(addr string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
+// serveMetrics serves h at /metrics on the diagnostics address of cfg
+// (a port alone is the loopback interface), until stop is called. It
+// refuses to listen beyond the loopback interface without a token.
+func (e *env) serveMetrics(cfg config.Telemetry, h http.Handler) (stop func(), err error) {
+	addr, err := listenAddress(cfg.Prometheus)
+	if err != nil {
+		return nil, configError{fmt.Errorf("telemetry.prometheus: %w", err)}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry.prometheus: %w", err)
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && cfg.PrometheusToken == "" {
+		_ = ln.Close()
+		return nil, configError{fmt.Errorf("refusing to serve the metrics on %s, beyond the loopback interface, without telemetry.prometheusToken", ln.Addr())}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	fmt.Fprintf(e.stderr, "metatools: metrics at http://%s/metrics\n", ln.Addr())
+	return func() { _ = hs.Close() }, nil
+}
+
 // parseTokenFile returns the bearer tokens of a token file: one a line,
 // blank lines and surrounding spaces ignored. A file with no token is an
 // error, as every request would be refused.

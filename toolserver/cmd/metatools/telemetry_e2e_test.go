@@ -12,10 +12,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
@@ -231,4 +237,86 @@ func TestTracesReachAnOTLPEndpoint(t *testing.T) {
 		assert.JSONEq(t, "{}", string(rec.Args))
 	}
 	assert.Len(t, requests, 2, "the program's two calls belong to its one request")
+}
+
+// TestMetricsForPrometheus runs a session of tool calls over HTTP, then
+// scrapes the diagnostics listener as Prometheus does: the metrics need
+// the configured token, and Prometheus' own text parser reads the
+// duration histograms of the requests and of the tool calls, with the
+// conventions' attributes as labels and a count per call.
+func TestMetricsForPrometheus(t *testing.T) {
+	cfg := writeFile(t, "metatools.yaml", "telemetry: {prometheus: \"127.0.0.1:0\", prometheusToken: scrape-token}\n")
+	s := startServed(t, nil, "--config", cfg)
+	m := regexp.MustCompile(`metrics at (http://\S+/metrics)`).FindStringSubmatch(s.log.String())
+	require.NotNil(t, m, s.log.String())
+	metrics := m[1]
+
+	cs := connectHTTP(t, s.endpoint, "")
+	for _, expr := range []string{"1+1", "2*3"} {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{"id": "math:eval", "args": map[string]any{"expression": expr}}})
+		require.NoError(t, err)
+		require.False(t, res.IsError)
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{"id": "math:eval", "args": map[string]any{"expression": "1/"}}})
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+
+	scrape := func(token string) (status int, body []byte) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, metrics, http.NoBody)
+		require.NoError(t, err)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err = io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, body
+	}
+	status, _ := scrape("")
+	assert.Equal(t, http.StatusUnauthorized, status, "a scrape without the token is refused")
+	status, body := scrape("scrape-token")
+	require.Equal(t, http.StatusOK, status)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	require.NoError(t, err, "Prometheus' parser reads the answer")
+
+	counts := func(family string, labels ...string) map[string]uint64 {
+		f, ok := families[family]
+		require.True(t, ok, "%s is served:\n%s", family, body)
+		require.Equal(t, dto.MetricType_HISTOGRAM, f.GetType())
+		out := map[string]uint64{}
+		for _, metric := range f.Metric {
+			values := map[string]string{}
+			for _, l := range metric.Label {
+				values[l.GetName()] = l.GetValue()
+			}
+			var key []string
+			for _, l := range labels {
+				key = append(key, values[l])
+			}
+			out[strings.Join(key, " ")] += metric.GetHistogram().GetSampleCount()
+		}
+		return out
+	}
+	requests := counts("mcp_server_operation_duration_seconds", "mcp_method_name", "gen_ai_tool_name", "network_transport", "error_type")
+	assert.EqualValues(t, 2, requests["tools/call run_tool tcp "], "the requests that succeeded")
+	assert.EqualValues(t, 1, requests["tools/call run_tool tcp tool_error"], "the one that failed")
+	calls := counts("metatools_tool_duration_seconds", "gen_ai_tool_name", "metatools_backend", "error_type")
+	assert.EqualValues(t, 2, calls["math:eval local:builtin.math:eval "])
+	assert.EqualValues(t, 1, calls["math:eval local:builtin.math:eval tool_error"])
+}
+
+// TestMetricsStayOnLoopbackWithoutToken shows that metatools refuses to
+// serve its metrics beyond the loopback interface unless scrapes must
+// present a token.
+func TestMetricsStayOnLoopbackWithoutToken(t *testing.T) {
+	cfg := writeFile(t, "metatools.yaml", "telemetry: {prometheus: \"0.0.0.0:0\"}\n")
+	cmd := exec.Command(metatoolsBinary(t), "serve", "--config", cfg)
+	cmd.Stdin = strings.NewReader("")
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, string(out))
+	assert.Contains(t, string(out), "refusing to serve the metrics on [::]:")
+	assert.Contains(t, string(out), "without telemetry.prometheusToken")
 }
