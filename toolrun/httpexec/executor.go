@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
@@ -100,6 +102,8 @@ type Executor struct {
 	maxRetryAfter time.Duration
 	rules         []FailureRule
 	tokens        tokenCache
+	// tracer, when set, traces the requests ([WithTracerProvider]).
+	tracer trace.Tracer
 }
 
 var (
@@ -214,7 +218,9 @@ func (e *Executor) Execute(ctx context.Context, call *toolrun.Call) (toolrun.Out
 		return toolrun.Output{}, notSent(contextual(parent, ctx, err, b))
 	}
 	where := req.Method + " " + toolrun.RedactURL(req.URL.String())
+	span := e.startSpan(ctx, req)
 	resp, err := e.clientFor(b, secrets).Do(req)
+	endSpan(span, resp, err)
 	if err != nil {
 		ae := contextual(parent, ctx, transportError(where, err), b)
 		if dialFailed(err) {

@@ -292,7 +292,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		toolmodel.BackendLocal: local,
 		toolmodel.BackendMCP:   c.mcp,
 		toolmodel.BackendGRPC:  c.grpc,
-		toolmodel.BackendHTTP:  httpexec.New(),
+		toolmodel.BackendHTTP:  httpexec.New(httpexec.WithTracerProvider(c.telemetry.tracerProvider())),
 	})
 	c.Runner = newRunner(cfg, c.executors, c.Index, c.telemetry)
 	opsOpts := []toolops.Option{toolops.WithUpstreams(c.Upstreams), toolops.WithLimits(toolops.Limits{
