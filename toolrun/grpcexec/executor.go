@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -40,6 +41,8 @@ type Executor struct {
 	forward     map[string]bool
 	toolErrors  [len(statusCodes)]bool
 	maxStream   int
+	// tracer, when set, traces the calls ([WithTracerProvider]).
+	tracer trace.Tracer
 
 	mu     sync.Mutex
 	conns  map[connKey]*conn
@@ -211,7 +214,7 @@ func (e *Executor) execute(ctx context.Context, call *toolrun.Call) (toolrun.Out
 	if err != nil {
 		return toolrun.Output{}, err
 	}
-	inv := invocation{e: e, c: c, method: md, fullMethod: b.Method, types: types}
+	inv := invocation{e: e, c: c, address: b.Address, method: md, fullMethod: b.Method, types: types}
 	if md.IsStreamingServer() {
 		return inv.stream(ctx, req, call.OnChunk)
 	}
@@ -234,6 +237,7 @@ func splitMethod(full string) (service, method string, err error) {
 type invocation struct {
 	e          *Executor
 	c          *conn
+	address    string
 	method     protoreflect.MethodDescriptor
 	fullMethod string
 	types      typeResolver
@@ -241,7 +245,10 @@ type invocation struct {
 
 func (inv invocation) unary(ctx context.Context, req *dynamicpb.Message) (toolrun.Output, error) {
 	resp := dynamicpb.NewMessage(inv.method.Output())
-	if err := inv.c.cc.Invoke(ctx, inv.fullMethod, req, resp); err != nil {
+	callCtx, span := inv.e.startSpan(ctx, inv.address, inv.fullMethod)
+	err := inv.c.cc.Invoke(callCtx, inv.fullMethod, req, resp)
+	endSpan(span, err)
+	if err != nil {
 		return inv.failed(ctx, err)
 	}
 	v, err := toJSON(resp, inv.types)
@@ -258,14 +265,21 @@ func (inv invocation) stream(ctx context.Context, req *dynamicpb.Message, onChun
 	// stops before the end.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream, err := inv.c.cc.NewStream(ctx, serverStream, inv.fullMethod)
+	// rpcErr is the error the stream ended with, for its span.
+	callCtx, span := inv.e.startSpan(ctx, inv.address, inv.fullMethod)
+	var rpcErr error
+	defer func() { endSpan(span, rpcErr) }()
+	stream, err := inv.c.cc.NewStream(callCtx, serverStream, inv.fullMethod)
 	if err != nil {
+		rpcErr = err
 		return inv.failed(ctx, err)
 	}
 	if err := stream.SendMsg(req); err != nil && !errors.Is(err, io.EOF) {
+		rpcErr = err
 		return inv.failed(ctx, err)
 	}
 	if err := stream.CloseSend(); err != nil {
+		rpcErr = err
 		return inv.failed(ctx, err)
 	}
 	gathered := []any{}
@@ -276,6 +290,7 @@ func (inv invocation) stream(ctx context.Context, req *dynamicpb.Message, onChun
 			break
 		}
 		if err != nil {
+			rpcErr = err
 			return inv.failed(ctx, err)
 		}
 		v, err := toJSON(msg, inv.types)

@@ -241,7 +241,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		c.Close()
 		return nil, err
 	}
-	c.grpc = grpcexec.New()
+	c.grpc = grpcexec.New(grpcexec.WithTracerProvider(c.telemetry.tracerProvider()))
 
 	// The jobs, in the order of Upstreams: the built-in tools, then MCP
 	// servers, OpenAPI documents and gRPC services. MCP servers and gRPC
