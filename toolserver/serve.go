@@ -161,5 +161,6 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	}
 	s.instrument(mcpotel.TransportTCP)
 	h = transport.LimitBodyRead(h, opts.BodyReadTimeout)
+	h = mcpotel.HTTPHandler(s.telemetry, h)
 	return transport.CheckOrigin(h, opts.AllowedOrigins)
 }

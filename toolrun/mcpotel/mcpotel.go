@@ -14,6 +14,7 @@ package mcpotel
 import (
 	"context"
 	"maps"
+	"net/http"
 	"reflect"
 	"strconv"
 	"time"
@@ -101,10 +102,7 @@ func newInstrument(cfg Config, kind trace.SpanKind) *instrument {
 	if cfg.TracerProvider == nil && cfg.MeterProvider == nil {
 		return nil
 	}
-	in := &instrument{kind: kind, propagator: cfg.Propagator, transport: cfg.Transport}
-	if in.propagator == nil {
-		in.propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
-	}
+	in := &instrument{kind: kind, propagator: cfg.propagator(), transport: cfg.Transport}
 	if cfg.TracerProvider != nil {
 		in.tracer = cfg.TracerProvider.Tracer(InstrumentationName)
 	}
@@ -262,4 +260,28 @@ func (m metaCarrier) Keys() []string {
 		keys = append(keys, k)
 	}
 	return keys
+}
+
+// HTTPHandler returns h, whose requests' contexts carry the trace context
+// and baggage of their HTTP headers: the span of an MCP request whose
+// _meta carries none is then the child of the context its HTTP request
+// carries, as for a client instrumented at the HTTP layer. It returns h
+// unchanged when cfg has no tracer provider.
+func HTTPHandler(cfg Config, h http.Handler) http.Handler {
+	if cfg.TracerProvider == nil {
+		return h
+	}
+	propagator := cfg.propagator()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))))
+	})
+}
+
+// propagator is cfg's propagator, W3C trace context and baggage by
+// default.
+func (cfg Config) propagator() propagation.TextMapPropagator {
+	if cfg.Propagator != nil {
+		return cfg.Propagator
+	}
+	return propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 }
