@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
@@ -45,7 +46,10 @@ type SearchResult struct {
 // Errors, with code [errors.InvalidArgument]: a limit out of range, a
 // cursor that is not one this service gave; [errors.NotFound]: a
 // namespace with no tool offered to the caller.
-func (s *Service) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
+func (s *Service) Search(ctx context.Context, req SearchRequest) (res SearchResult, err error) {
+	if s.searchDurations != nil {
+		defer func(begin time.Time) { s.measureSearch(ctx, req.Query, begin, err) }(time.Now())
+	}
 	limit := req.Limit
 	switch {
 	case limit == 0:

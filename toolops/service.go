@@ -5,6 +5,8 @@ import (
 	"crypto/cipher"
 	"maps"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/tooldocs"
 	"github.com/metatools-go/metatools/toolindex"
@@ -41,6 +43,10 @@ type Service struct {
 	upstreams func() []Upstream
 	stateKey  []byte
 	sealer    cipher.AEAD
+	// meterProvider and searchDurations measure the operations
+	// ([WithMeterProvider]).
+	meterProvider   metric.MeterProvider
+	searchDurations metric.Float64Histogram
 }
 
 // Option configures a [Service].
@@ -85,6 +91,9 @@ func New(idx toolindex.Index, docs tooldocs.Describer, runner *toolrun.Runner, o
 		return nil, errors.Opf("toolops.New", errors.InvalidArgument, "the state key has %d bytes: it needs at least %d", n, MinStateKeyBytes)
 	}
 	s.sealer = stateSealer(s.stateKey)
+	if err := s.instrument(); err != nil {
+		return nil, errors.Opf("toolops.New", errors.Internal, "metrics: %v", err)
+	}
 	s.limits = s.limits.withDefaults()
 	if s.docs == nil {
 		s.docs = tooldocs.NewStore(tooldocs.WithResolver(tooldocs.IndexResolver(idx)))

@@ -295,7 +295,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		toolmodel.BackendHTTP:  httpexec.New(httpexec.WithTracerProvider(c.telemetry.tracerProvider())),
 	})
 	c.Runner = newRunner(cfg, c.executors, c.Index, c.telemetry)
-	opsOpts := []toolops.Option{toolops.WithUpstreams(c.Upstreams), toolops.WithLimits(toolops.Limits{
+	opsOpts := []toolops.Option{toolops.WithUpstreams(c.Upstreams), toolops.WithMeterProvider(c.telemetry.meterProvider()), toolops.WithLimits(toolops.Limits{
 		SearchResults: cfg.Search.Limit, ChainSteps: cfg.Limits.ChainSteps, AnswerBytes: cfg.Limits.AnswerBytes,
 	})}
 	if cfg.Server.StateKey != "" {

@@ -260,6 +260,8 @@ func TestMetricsForPrometheus(t *testing.T) {
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{"id": "math:eval", "args": map[string]any{"expression": "1/"}}})
 	require.NoError(t, err)
 	require.True(t, res.IsError)
+	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search_tools", Arguments: map[string]any{"query": "evaluate an expression"}})
+	require.NoError(t, err)
 
 	scrape := func(token string) (status int, body []byte) {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, metrics, http.NoBody)
@@ -306,6 +308,18 @@ func TestMetricsForPrometheus(t *testing.T) {
 	calls := counts("metatools_tool_duration_seconds", "gen_ai_tool_name", "metatools_backend", "error_type")
 	assert.EqualValues(t, 2, calls["math:eval local:builtin.math:eval "])
 	assert.EqualValues(t, 1, calls["math:eval local:builtin.math:eval tool_error"])
+	assert.EqualValues(t, 1, counts("metatools_search_duration_seconds", "metatools_search_kind")["search"])
+	upstreams, ok := families["metatools_upstreams"]
+	require.True(t, ok, "the upstreams' gauge is served:\n%s", body)
+	var builtinUp bool
+	for _, metric := range upstreams.Metric {
+		labels := map[string]string{}
+		for _, l := range metric.Label {
+			labels[l.GetName()] = l.GetValue()
+		}
+		builtinUp = builtinUp || labels["metatools_upstream_kind"] == "builtin" && labels["metatools_upstream_state"] == "up" && metric.GetGauge().GetValue() == 1
+	}
+	assert.True(t, builtinUp, "the built-in tools are up:\n%s", body)
 }
 
 // TestMetricsStayOnLoopbackWithoutToken shows that metatools refuses to
