@@ -297,14 +297,16 @@ func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 
 // forwardRoots answers the server's roots/list with the roots of the
 // client of the call, when it declared roots: the SDK's own answer is the
-// connection's roots, of which there are none.
+// connection's roots, of which there are none. An older server may ask
+// for them at any time (once connected, say): a call in flight whose
+// client declared no roots is not failed for it.
 func (c *conn) forwardRoots(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		params, ok := req.GetParams().(*mcp.ListRootsParams)
 		if method != "roots/list" || !ok {
 			return next(ctx, method, req)
 		}
-		if a := c.askerOf(ctx); a != nil {
+		if a := c.askerOf(ctx); a != nil && a.roots {
 			return answer[mcp.ListRootsResult](a, params)
 		}
 		to, fctx, done := c.target(ctx)

@@ -434,5 +434,23 @@ func TestAnOlderServersRootsRequestReachesTheClient(t *testing.T) {
 			require.False(t, res.IsError, "%v", res.Content)
 			assert.Equal(t, "file:///work/project", res.Content[0].(*mcp.TextContent).Text)
 		})
+		// A server may ask for roots whenever it likes: a client that
+		// declared none has none, and its call goes on.
+		t.Run(version+"/no roots", func(t *testing.T) {
+			client := mcp.NewClient(&mcp.Implementation{Name: "downstream", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := gw.Connect(t.Context(), st, nil)
+			require.NoError(t, err)
+			cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			require.NoError(t, err)
+			t.Cleanup(func() {
+				_ = cs.Close()
+				_ = ss.Wait()
+			})
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "roots"})
+			require.NoError(t, err)
+			require.False(t, res.IsError, "%v", res.Content)
+			assert.Empty(t, res.Content[0].(*mcp.TextContent).Text)
+		})
 	}
 }

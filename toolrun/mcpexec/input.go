@@ -94,6 +94,7 @@ func relay[R inputResult](ctx context.Context, s *server, in *toolrun.Input, res
 		at.Responses, at.State = in.Responses, st.Upstream
 		if caller := clientFrom(ctx); caller != nil {
 			at.caps = clientCapabilitiesMeta(caller)
+			ask.roots = capabilitiesOf(caller).RootsV2 != nil
 		}
 	}
 	var res R
@@ -163,6 +164,10 @@ func (st inputState) encode() (string, error) {
 type asker struct {
 	answers mcp.InputResponseMap
 	stop    context.CancelFunc // ends the call once a request is unanswered
+	// roots reports that the caller declared roots: a server's roots/list
+	// is the caller's to answer; otherwise the connection answers it, as
+	// it does for calls of no client (no roots).
+	roots bool
 
 	mu    sync.Mutex
 	asked mcp.InputRequestMap
