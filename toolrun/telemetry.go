@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
@@ -36,6 +37,13 @@ const ErrorTypeToolError = "tool_error"
 // calls, in seconds, by tool (gen_ai.tool.name), backend
 // ([AttrBackend]) and outcome (error.type, absent for a success).
 const MetricToolDuration = "metatools.tool.duration"
+
+// TracePropagator is how the executors pass a call's trace context on to
+// the servers they call (an MCP request's _meta, HTTP headers, gRPC
+// metadata): W3C trace context and baggage.
+func TracePropagator() propagation.TextMapPropagator { return tracePropagator }
+
+var tracePropagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 
 // WithTracerProvider makes the runner trace its calls with tp: a span
 // "execute_tool {tool}" per call, following OpenTelemetry's conventions

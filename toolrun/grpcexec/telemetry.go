@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/metatools-go/metatools/toolrun"
 )
 
 // InstrumentationName is the name of the executor's tracer.
@@ -32,9 +33,6 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 	}
 }
 
-// propagator writes a call's trace context into its metadata.
-var propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
-
 // startSpan starts the span of a call to address, when the executor
 // traces, and returns the context to call with, its metadata carrying
 // the span's context.
@@ -53,7 +51,7 @@ func (e *Executor) startSpan(ctx context.Context, address, fullMethod string) (c
 	ctx, span := e.tracer.Start(ctx, method, attrs...)
 	md, _ := metadata.FromOutgoingContext(ctx)
 	md = md.Copy()
-	propagator.Inject(ctx, metadataCarrier(md))
+	toolrun.TracePropagator().Inject(ctx, metadataCarrier(md))
 	return metadata.NewOutgoingContext(ctx, md), span
 }
 

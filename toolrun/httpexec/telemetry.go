@@ -31,9 +31,6 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 	}
 }
 
-// propagator writes a request's trace context into its headers.
-var propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
-
 // startSpan starts the span of req, when the executor traces, and puts
 // its context in req's headers.
 func (e *Executor) startSpan(ctx context.Context, req *http.Request) trace.Span {
@@ -51,7 +48,7 @@ func (e *Executor) startSpan(ctx context.Context, req *http.Request) trace.Span 
 	ctx, span := e.tracer.Start(ctx, req.Method, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
 		semconv.HTTPRequestMethodKey.String(req.Method), semconv.ServerAddress(host), semconv.ServerPort(port),
 		semconv.URLFull(toolrun.RedactURL(req.URL.String()))))
-	propagator.Inject(ctx, propagation.HeaderCarrier(req.Header))
+	toolrun.TracePropagator().Inject(ctx, propagation.HeaderCarrier(req.Header))
 	return span
 }
 

@@ -416,41 +416,33 @@ func TestAnOlderServersRootsRequestReachesTheClient(t *testing.T) {
 	m := newManager(t, mcpexec.WithServer("up", mcpexec.ServerConfig{URL: up.url}))
 	var calls atomic.Int32
 	gw := inputGateway(m, &calls, "roots")
+	// rootsOf calls the tool for a client of version with opts and roots,
+	// and returns the roots it saw.
+	rootsOf := func(t *testing.T, version string, opts *mcp.ClientOptions, roots ...*mcp.Root) string {
+		client := mcp.NewClient(&mcp.Implementation{Name: "downstream", Version: "1"}, opts)
+		client.AddRoots(roots...)
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := gw.Connect(t.Context(), st, nil)
+		require.NoError(t, err)
+		cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		require.NoError(t, err)
+		t.Cleanup(func() {
+			_ = cs.Close()
+			_ = ss.Wait()
+		})
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "roots"})
+		require.NoError(t, err)
+		require.False(t, res.IsError, "%v", res.Content)
+		return res.Content[0].(*mcp.TextContent).Text
+	}
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
-			client := mcp.NewClient(&mcp.Implementation{Name: "downstream", Version: "1"}, nil)
-			client.AddRoots(&mcp.Root{URI: "file:///work/project", Name: "project"})
-			ct, st := mcp.NewInMemoryTransports()
-			ss, err := gw.Connect(t.Context(), st, nil)
-			require.NoError(t, err)
-			cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-			require.NoError(t, err)
-			t.Cleanup(func() {
-				_ = cs.Close()
-				_ = ss.Wait()
-			})
-			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "roots"})
-			require.NoError(t, err)
-			require.False(t, res.IsError, "%v", res.Content)
-			assert.Equal(t, "file:///work/project", res.Content[0].(*mcp.TextContent).Text)
+			assert.Equal(t, "file:///work/project", rootsOf(t, version, nil, &mcp.Root{URI: "file:///work/project", Name: "project"}))
 		})
 		// A server may ask for roots whenever it likes: a client that
 		// declared none has none, and its call goes on.
 		t.Run(version+"/no roots", func(t *testing.T) {
-			client := mcp.NewClient(&mcp.Implementation{Name: "downstream", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
-			ct, st := mcp.NewInMemoryTransports()
-			ss, err := gw.Connect(t.Context(), st, nil)
-			require.NoError(t, err)
-			cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-			require.NoError(t, err)
-			t.Cleanup(func() {
-				_ = cs.Close()
-				_ = ss.Wait()
-			})
-			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "roots"})
-			require.NoError(t, err)
-			require.False(t, res.IsError, "%v", res.Content)
-			assert.Empty(t, res.Content[0].(*mcp.TextContent).Text)
+			assert.Empty(t, rootsOf(t, version, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}))
 		})
 	}
 }

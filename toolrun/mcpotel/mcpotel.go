@@ -30,6 +30,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolrun"
 )
 
 // InstrumentationName is the name of the tracer and the meter.
@@ -283,5 +284,5 @@ func (cfg Config) propagator() propagation.TextMapPropagator {
 	if cfg.Propagator != nil {
 		return cfg.Propagator
 	}
-	return propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+	return toolrun.TracePropagator()
 }

@@ -16,6 +16,7 @@
 // handlers were asked]}.
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
+import { settle } from "../settle.mjs";
 
 const [modules, sdkName, transport, target, config, requests] = process.argv.slice(2);
 const load = (...path) => import(pathToFileURL(join(modules, ...path)).href);
@@ -59,13 +60,7 @@ await client.connect(
 );
 
 // The upstream has been up once before the calls.
-for (let i = 0; ; i++) {
-  const res = await client.callTool({ name: "list_namespaces", arguments: {} });
-  const ups = res.structuredContent?.upstreams ?? [];
-  if (ups.length > 0 && ups.every((u) => u.state !== "connecting")) break;
-  if (i > 300) throw new Error("the upstreams did not settle: " + JSON.stringify(ups));
-  await new Promise((r) => setTimeout(r, 100));
-}
+await settle(client);
 
 const text = (content) => (content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
 const results = [];

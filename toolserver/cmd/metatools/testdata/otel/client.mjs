@@ -6,6 +6,7 @@
 // {name, arguments}.
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
+import { settle } from "../settle.mjs";
 
 const [modules, binary, config, traceparent, calls] = process.argv.slice(2);
 const dist = (file) => import(pathToFileURL(join(modules, "@modelcontextprotocol", "client", "dist", file)).href);
@@ -15,13 +16,7 @@ const { StdioClientTransport } = await dist("stdio.mjs");
 const client = new Client({ name: "otel-e2e", version: "1.0.0" });
 await client.connect(new StdioClientTransport({ command: binary, args: ["serve", "--config", config], stderr: "inherit", env: process.env }));
 // The upstream has been up once before the calls.
-for (let i = 0; ; i++) {
-  const res = await client.callTool({ name: "list_namespaces", arguments: {} });
-  const ups = res.structuredContent?.upstreams ?? [];
-  if (ups.length > 0 && ups.every((u) => u.state !== "connecting")) break;
-  if (i > 300) throw new Error("the upstreams did not settle: " + JSON.stringify(ups));
-  await new Promise((r) => setTimeout(r, 100));
-}
+await settle(client);
 const texts = [];
 for (const call of JSON.parse(calls)) {
   const res = await client.callTool({ ...call, _meta: { traceparent } });
