@@ -37,7 +37,8 @@ func RequestInfoFrom(ctx context.Context) RequestInfo {
 	return r
 }
 
-// AuditRecord is one line of the audit log: a call that ended.
+// AuditRecord is one line of the audit log: a call that ended, or was
+// refused.
 type AuditRecord struct {
 	Time time.Time `json:"time"`
 	// Request and Session identify the client's request
@@ -63,9 +64,11 @@ type AuditRecord struct {
 }
 
 // AuditLog is an [EventPublisher] that writes one JSON line
-// ([AuditRecord]) per call that ended to a writer: when, for which
-// request and caller, which tool on which backend, the outcome, how long
-// and how large its arguments were. It never writes the arguments unless
+// ([AuditRecord]) per call that ended to a writer — one that ran, or one
+// of a tool that was found but refused before it ran ([EventRefused]: a
+// policy, a hook, invalid arguments) — when, for which request and
+// caller, which tool on which backend, the outcome, how long and how
+// large its arguments were. It never writes the arguments unless
 // told to ([AuditArguments]), and then as the runner's maskers show them,
 // never an error's message. Lines are written whole, one at a time.
 type AuditLog struct {
@@ -100,9 +103,10 @@ func NewAuditLog(w io.Writer, opts ...AuditOption) *AuditLog {
 
 var _ EventPublisher = (*AuditLog)(nil)
 
-// Publish writes the line of a result event; it ignores the others.
+// Publish writes the line of a result or refusal event; it ignores
+// start events.
 func (l *AuditLog) Publish(ctx context.Context, e Event) {
-	if e.Kind != EventResult {
+	if e.Kind == EventStart {
 		return
 	}
 	req := RequestInfoFrom(ctx)

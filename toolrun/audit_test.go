@@ -14,7 +14,8 @@ import (
 	"github.com/metatools-go/metatools/toolrun"
 )
 
-// TestAuditLog shows the audit log's line for each call that ended: the
+// TestAuditLog shows the audit log's line for each call that ended or was
+// refused: the
 // request and trace it served, the caller, the tool, its backend, the
 // outcome and the size of the arguments, never a secret of theirs, and
 // never an error's message.
@@ -33,11 +34,13 @@ func TestAuditLog(t *testing.T) {
 	require.NoError(t, err)
 	_, err = r.Run(ctx, "demo:missing", nil, caller)
 	require.Error(t, err)
+	_, err = r.Run(ctx, "demo:echo", map[string]any{"text": 42, "api_key": "sk-planted-secret"}, caller)
+	require.Error(t, err, "invalid arguments")
 
 	assert.NotContains(t, buf.String(), "sk-planted-secret", "no secret")
 	assert.NotContains(t, buf.String(), "boom", "no error message")
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	require.Len(t, lines, 2, "a call that never started has no line: it never reached a tool")
+	require.Len(t, lines, 3, "a call of an unknown tool has no line: there is no tool to audit")
 	var recs []toolrun.AuditRecord
 	for _, line := range lines {
 		var rec toolrun.AuditRecord
@@ -56,4 +59,9 @@ func TestAuditLog(t *testing.T) {
 	assert.Equal(t, len(ok.Args), ok.ArgBytes)
 	assert.Contains(t, string(ok.Args), `"text":"hi"`, "the arguments, as the masker shows them")
 	assert.Equal(t, "tool_error", recs[1].Outcome)
+	refused := recs[2]
+	assert.Equal(t, "demo:echo", refused.Tool)
+	assert.Equal(t, "validation", refused.Outcome, "a call refused before it ran has its line, with the code of why")
+	assert.Zero(t, refused.ArgBytes, "the arguments of a refused call are not shown")
+	assert.Empty(t, refused.Args)
 }

@@ -11,7 +11,8 @@
 //	resolve → select backend → authorize → before-execution hooks →
 //	pre-call hooks → validate input → execute (retry policy, timeout) →
 //	normalize the result → validate output → post-call hooks →
-//	after-execution hooks, with start and result events around execution.
+//	after-execution hooks, with start and result events around execution
+//	(a refused event for a call of a tool found but stopped before it).
 //
 // Every failure is an *errors.Error whose Op names the stage ([OpResolve],
 // [OpValidateInput], [OpExecute], ...), with the tool, the backend, the

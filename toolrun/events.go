@@ -17,6 +17,11 @@ const (
 	EventStart EventKind = "start"
 	// EventResult: a call ended, with a result or an error.
 	EventResult EventKind = "result"
+	// EventRefused: a call of a tool that was found did not start, its
+	// error saying why: its authorization refused it, a hook stopped it,
+	// its arguments were invalid. Its Args are empty: arguments a policy
+	// refuses are not shown.
+	EventRefused EventKind = "refused"
 )
 
 // Event is what the runner publishes about a call.
@@ -61,8 +66,8 @@ type EventPublisherFunc func(ctx context.Context, event Event)
 func (f EventPublisherFunc) Publish(ctx context.Context, event Event) { f(ctx, event) }
 
 // SlogPublisher is an [EventPublisher] that logs each event with a
-// [slog.Logger]: start events at debug level, results at info, failures at
-// warn.
+// [slog.Logger]: start events at debug level, results and refusals (with
+// their code, not their message) at info, failures at warn.
 type SlogPublisher struct {
 	logger *slog.Logger
 }
@@ -84,6 +89,11 @@ func (p *SlogPublisher) Publish(ctx context.Context, e Event) {
 	if e.Kind == EventStart {
 		attrs = append(attrs, slog.String("args", e.Args))
 		p.logger.LogAttrs(ctx, slog.LevelDebug, "tool call started", attrs...)
+		return
+	}
+	if e.Kind == EventRefused {
+		attrs = append(attrs, slog.String("code", string(errors.CodeOf(e.Err))))
+		p.logger.LogAttrs(ctx, slog.LevelInfo, "tool call refused", attrs...)
 		return
 	}
 	attrs = append(attrs, slog.Duration("duration", e.Duration), slog.Int("attempts", e.Attempts))

@@ -86,7 +86,11 @@ func injectAuth(ctx context.Context, call *toolrun.Call) error {
 }
 
 func printEvent(_ context.Context, e toolrun.Event) {
-	fmt.Println(e.Kind, e.ToolID, e.Args)
+	line := string(e.Kind) + " " + e.ToolID
+	if e.Args != "" {
+		line += " " + e.Args
+	}
+	fmt.Println(line)
 }
 
 func Example_authorizedExecutorWithHooks() {
@@ -107,6 +111,7 @@ func Example_authorizedExecutorWithHooks() {
 	// start crm:lookup_customer {"auth":"***","email":"ada@example.com"}
 	// result crm:lookup_customer {"auth":"***","email":"ada@example.com"}
 	// map[customer:ada@example.com plan:pro] <nil>
+	// refused crm:delete_customer
 	// authorize: tool "crm:delete_customer" (backend local:lookup): tool "crm:delete_customer" is not in the allow list
 }
 
@@ -144,6 +149,7 @@ func Example_authorizedExecutorAsExtension() {
 	// start crm:lookup_customer {"auth":"***","email":"ada@example.com"}
 	// result crm:lookup_customer {"auth":"***","email":"ada@example.com"}
 	// map[customer:ada@example.com plan:pro] <nil>
+	// refused crm:lookup_customer
 	// pre_call: tool "crm:lookup_customer" (backend local:lookup): no session
 }
 

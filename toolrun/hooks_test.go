@@ -247,10 +247,12 @@ func TestSlogPublisher(t *testing.T) {
 	require.Error(t, err)
 
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	require.Len(t, lines, 4, "start and result for the two calls that ran; nothing for the one refused before it started")
+	require.Len(t, lines, 5, "start and result for the two calls that ran; the refusal of the one refused before it started")
 	assert.Contains(t, lines[0], `msg="tool call started" tool=demo:echo backend=local:demo:echo args="{\"token\":\"***\"}"`)
 	assert.Contains(t, lines[1], `level=INFO msg="tool call finished" tool=demo:echo`)
 	assert.Contains(t, lines[3], `level=WARN msg="tool reported an error" tool=demo:fail`)
+	assert.Contains(t, lines[4], `level=INFO msg="tool call refused" tool=math:add backend=local:math.add code=validation`)
+	assert.NotContains(t, lines[4], `"x"`, "without the arguments")
 }
 
 func TestResultEventCountsAttemptsOfFailedRuns(t *testing.T) {

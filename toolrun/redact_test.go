@@ -135,7 +135,9 @@ func TestMaskingCoversErrorsAndLogs(t *testing.T) {
 					assertNoSecret(t, "the *errors.Error found by As", coded.Error())
 				}
 				if tt.op == toolrun.OpValidateInput {
-					assert.Empty(t, events, "a call refused before it started has no event")
+					require.Len(t, events, 1, "a call refused before it started has one event")
+					assert.Equal(t, toolrun.EventRefused, events[0].Kind)
+					assert.Empty(t, events[0].Args, "and shows no argument")
 					return
 				}
 				require.Len(t, events, 2)

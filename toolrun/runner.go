@@ -254,6 +254,19 @@ func (r *Runner) run(ctx context.Context, toolID string, args map[string]any, cf
 			}
 		}
 	}
+	// A call of a tool that was found, refused before it started, is
+	// reported as such, for the audit.
+	if !c.started && c.call != nil && err != nil && r.publishes {
+		ev := Event{Kind: EventRefused, ToolID: toolID, Backend: c.identity, Metadata: c.call.Metadata,
+			Time: time.Now(), Duration: time.Since(start), Err: err}
+		pctx := c.ctx
+		if pctx == nil {
+			pctx = ctx // refused before the hooks gave a context of their own
+		}
+		if panicErr := r.publish(pctx, ev); panicErr != nil {
+			err = errors.Join(err, r.fail(&c, panicErr, OpPublish))
+		}
+	}
 	// The result event goes out last, once the after-execution hooks have
 	// had their say; it is sent only for calls that were started.
 	if c.started {

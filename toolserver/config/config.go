@@ -141,7 +141,7 @@ type Telemetry struct {
 	// Metrics is where the metrics go: "otlp" sends them over OTLP/HTTP.
 	Metrics string `yaml:"metrics"`
 	// Audit is where the audit log goes, one JSON line per tool call that
-	// ran (toolrun.AuditRecord): a file, opened to append and created
+	// ran or was refused (toolrun.AuditRecord): a file, opened to append and created
 	// with mode 0600 (relative to the configuration file), or "stderr".
 	Audit string `yaml:"audit"`
 	// AuditArguments records the calls' arguments in the audit log, as
