@@ -41,6 +41,11 @@ const MinStateKeyBytes = 32
 // input stays valid.
 const InputStateTTL = 15 * time.Minute
 
+// MaxStateBytes bounds the state a caller carries between the attempts
+// of a request (the results of a chain's or a program's earlier calls
+// are in it): [Service.SealState] refuses a larger one.
+const MaxStateBytes = 4 << 20
+
 // WithStateKey sets the key that seals the state of calls waiting for
 // their callers' input, so that the state comes back unchanged, for the
 // same call of the same caller, before it expires; the caller that
@@ -80,8 +85,14 @@ func newStateKey() []byte {
 // identifies the request as JSON: the same on every attempt, and another
 // for any other request. [Service.Run] seals the state of its calls so; a
 // face that relays other requests for input (an upstream's prompts) seals
-// theirs with it too. Errors have op [OpState].
+// theirs with it too. A state larger than [MaxStateBytes] is refused with
+// code [errors.ResourceExhausted]. Errors have op [OpState].
 func (s *Service) SealState(ctx context.Context, request any, state string) (string, error) {
+	if len(state) > MaxStateBytes {
+		return "", errors.Opf(OpState, errors.ResourceExhausted,
+			"the state of the request is %d bytes, more than a retry may carry (%d): its earlier calls returned too much; make fewer calls, or smaller ones, before the one that needs input",
+			len(state), MaxStateBytes)
+	}
 	digest, err := requestDigest(ctx, request)
 	if err != nil {
 		return "", err

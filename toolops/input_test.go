@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -264,4 +265,16 @@ func TestAChainAsksItsCallerForInput(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, errors.Unsupported, errors.CodeOf(err), "a caller that cannot answer gets an error")
 	assert.Len(t, results, 1)
+}
+
+// TestAStateTooLargeToCarry shows that a state a retry could not carry
+// is refused, saying why.
+func TestAStateTooLargeToCarry(t *testing.T) {
+	ops := newAsking(t).ops(t)
+	_, err := ops.SealState(context.Background(), "request", strings.Repeat("x", toolops.MaxStateBytes+1))
+	require.Error(t, err)
+	assert.Equal(t, errors.ResourceExhausted, errors.CodeOf(err))
+	assert.Contains(t, err.Error(), "more than a retry may carry")
+	_, err = ops.SealState(context.Background(), "request", strings.Repeat("x", toolops.MaxStateBytes))
+	require.NoError(t, err)
 }
