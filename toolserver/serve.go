@@ -142,8 +142,8 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	opts = opts.withDefaults()
 	server := func(*http.Request) *mcp.Server { return s.mcp }
-	stateless := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Stateless: true, Logger: s.logger})
-	var h http.Handler = stateless
+	stateless := transport.CancelWithExchange(mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Stateless: true, Logger: s.logger}))
+	h := stateless
 	if !opts.Stateless {
 		var sessions http.Handler = mcp.NewStreamableHTTPHandler(server,
 			&mcp.StreamableHTTPOptions{Logger: s.logger, SessionTimeout: max(opts.SessionIdleTimeout, 0)})

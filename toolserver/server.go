@@ -15,6 +15,7 @@ import (
 	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolrun/mcpotel"
 	"github.com/metatools-go/metatools/toolserver/internal/forward"
+	"github.com/metatools-go/metatools/toolserver/internal/transport"
 )
 
 // Server is an MCP server that puts a whole tool catalogue behind a few
@@ -163,7 +164,7 @@ func New(ops *toolops.Service, opts ...Option) (*Server, error) {
 		}
 	}
 	s.mcp = mcp.NewServer(s.impl, mcpOpts)
-	s.mcp.AddReceivingMiddleware(identify)
+	s.mcp.AddReceivingMiddleware(identify, transport.EndWithExchange)
 	s.addMetaTools()
 	s.addCodeMode()
 	s.unsubscribe = ops.Index().OnChange(s.catalogueChanged)

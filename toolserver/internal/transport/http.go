@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -300,4 +301,37 @@ func modernRequest(body []byte) bool {
 	}
 	v, _ := msg.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
 	return v >= modernRevision
+}
+
+// exchangeKey is the context key of the HTTP exchange that carries a
+// request without a session.
+type exchangeKey struct{}
+
+// CancelWithExchange returns h, a handler of requests without a session
+// (each HTTP exchange carries one request, as MCP 2026-07-28 has it),
+// whose requests end when their exchange does: a client that closes the
+// response stream cancels the request ([EndWithExchange] does it). The
+// SDK keeps a stateless request running after its client left, until
+// the handler returns on its own.
+func CancelWithExchange(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, r.Context())))
+	})
+}
+
+// EndWithExchange is the MCP middleware that ends a request served by a
+// handler of [CancelWithExchange] when its HTTP exchange ends: its
+// context is cancelled, and with it what it asked of upstreams.
+func EndWithExchange(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		exchange, ok := ctx.Value(exchangeKey{}).(context.Context)
+		if !ok {
+			return next(ctx, method, req)
+		}
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		stop := context.AfterFunc(exchange, func() { cancel(context.Cause(exchange)) })
+		defer stop()
+		return next(ctx, method, req)
+	}
 }
