@@ -132,7 +132,7 @@ type Config struct {
 
 // Telemetry says where the server's OpenTelemetry signals go. Each is off
 // unless set. The exporters read the standard OTEL_EXPORTER_OTLP_*
-// variables (the endpoint, by default http://localhost:4318, headers,
+// variables (the endpoint, by default https://localhost:4318, headers,
 // timeouts), and OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES describe
 // the service (by default metatools).
 type Telemetry struct {
