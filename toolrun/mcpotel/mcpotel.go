@@ -51,8 +51,9 @@ type Config struct {
 	// TracerProvider traces the messages; nil traces none.
 	TracerProvider trace.TracerProvider
 	// MeterProvider measures their durations
-	// (mcp.client.operation.duration, mcp.server.operation.duration);
-	// nil measures none.
+	// (mcp.client.operation.duration, mcp.server.operation.duration) and
+	// those of the sessions (mcp.client.session.duration,
+	// mcp.server.session.duration); nil measures none.
 	MeterProvider metric.MeterProvider
 	// Propagator reads and writes the context in _meta; nil means W3C
 	// trace context and baggage.
@@ -66,8 +67,9 @@ type Config struct {
 // span of kind CLIENT per message, named "{mcp.method.name} {target}"
 // (the tool's or the prompt's name, when there is one), whose context the
 // message's _meta carries, and the message's duration until its answer
-// in mcp.client.operation.duration. It returns nil when cfg has neither
-// provider: there is nothing to add.
+// in mcp.client.operation.duration. A session it initializes is measured
+// in mcp.client.session.duration when it ends. It returns nil when cfg
+// has neither provider: there is nothing to add.
 func Client(cfg Config) mcp.Middleware {
 	in := newInstrument(cfg, trace.SpanKindClient)
 	if in == nil {
@@ -80,8 +82,10 @@ func Client(cfg Config) mcp.Middleware {
 // a span of kind SERVER per message, the child of the context the
 // message's _meta carries (else of the context the server gives it),
 // named and described as [Client]'s, and the message's duration until
-// the server's answer in mcp.server.operation.duration. It returns nil
-// when cfg has neither provider.
+// the server's answer in mcp.server.operation.duration. A session from
+// its initialize request until it ends is measured in
+// mcp.server.session.duration (a 2026-07-28 request has no session). It
+// returns nil when cfg has neither provider.
 func Server(cfg Config) mcp.Middleware {
 	in := newInstrument(cfg, trace.SpanKindServer)
 	if in == nil {
@@ -95,6 +99,7 @@ type instrument struct {
 	kind       trace.SpanKind
 	tracer     trace.Tracer
 	durations  metric.Float64Histogram
+	sessions   metric.Float64Histogram
 	propagator propagation.TextMapPropagator
 	transport  string
 }
@@ -109,18 +114,22 @@ func newInstrument(cfg Config, kind trace.SpanKind) *instrument {
 	}
 	if cfg.MeterProvider != nil {
 		meter := cfg.MeterProvider.Meter(InstrumentationName)
-		var err error
+		// An instrument the meter refuses is left out: telemetry never
+		// stops a message.
 		if kind == trace.SpanKindClient {
-			var h mcpconv.ClientOperationDuration
-			h, err = mcpconv.NewClientOperationDuration(meter)
-			in.durations = h.Inst()
+			if h, err := mcpconv.NewClientOperationDuration(meter); err == nil {
+				in.durations = h.Inst()
+			}
+			if h, err := mcpconv.NewClientSessionDuration(meter); err == nil {
+				in.sessions = h.Inst()
+			}
 		} else {
-			var h mcpconv.ServerOperationDuration
-			h, err = mcpconv.NewServerOperationDuration(meter)
-			in.durations = h.Inst()
-		}
-		if err != nil {
-			in.durations = nil
+			if h, err := mcpconv.NewServerOperationDuration(meter); err == nil {
+				in.durations = h.Inst()
+			}
+			if h, err := mcpconv.NewServerSessionDuration(meter); err == nil {
+				in.sessions = h.Inst()
+			}
 		}
 	}
 	return in
@@ -171,12 +180,40 @@ func (in *instrument) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if in.durations != nil {
 			in.durations.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
 		}
+		if in.sessions != nil && method == methodInitialize && err == nil {
+			in.measureSession(req.GetSession(), res, start)
+		}
 		if span != nil {
 			span.SetAttributes(attrs...)
 			span.End()
 		}
 		return res, err
 	}
+}
+
+// methodInitialize is the method that opens a session.
+const methodInitialize = "initialize"
+
+// measureSession records the duration of the session that initialize
+// opened, from start until it ends, with the revision it negotiated.
+func (in *instrument) measureSession(session mcp.Session, res mcp.Result, start time.Time) {
+	var attrs []attribute.KeyValue
+	if r, ok := res.(*mcp.InitializeResult); ok && r != nil && r.ProtocolVersion != "" {
+		attrs = append(attrs, semconv.McpProtocolVersion(r.ProtocolVersion))
+	}
+	if in.transport != "" {
+		attrs = append(attrs, semconv.NetworkTransportKey.String(in.transport))
+	}
+	waiter, ok := session.(interface{ Wait() error })
+	if !ok {
+		return
+	}
+	// The session outlives the request: its end is waited for apart, with
+	// a context of its own.
+	go func() {
+		_ = waiter.Wait()
+		in.sessions.Record(context.Background(), time.Since(start).Seconds(), metric.WithAttributes(attrs...))
+	}()
 }
 
 // describe returns the attributes of a message and its target: the

@@ -2,7 +2,10 @@ package mcpotel_test
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -117,4 +120,57 @@ func TestBothSides(t *testing.T) {
 func TestNothingToAdd(t *testing.T) {
 	assert.Nil(t, mcpotel.Client(mcpotel.Config{}))
 	assert.Nil(t, mcpotel.Server(mcpotel.Config{Transport: mcpotel.TransportTCP}))
+}
+
+// TestSessionsAreMeasured opens a session between an instrumented client
+// and server and closes it: each side records the session's duration,
+// from its initialize request until it ended, once, with the revision it
+// negotiated and its transport.
+func TestSessionsAreMeasured(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		reader := sdkmetric.NewManualReader()
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+		server := mcp.NewServer(&mcp.Implementation{Name: "server", Version: "1"}, nil)
+		server.AddReceivingMiddleware(mcpotel.Server(mcpotel.Config{MeterProvider: mp, Transport: mcpotel.TransportPipe}))
+		client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil)
+		client.AddSendingMiddleware(mcpotel.Client(mcpotel.Config{MeterProvider: mp, Transport: mcpotel.TransportPipe}))
+
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := server.Connect(ctx, st, nil)
+		require.NoError(t, err)
+		cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		require.NoError(t, err)
+		time.Sleep(90 * time.Second) // the fake clock of the bubble
+		sessions := func() map[string]metricdata.HistogramDataPoint[float64] {
+			var rm metricdata.ResourceMetrics
+			require.NoError(t, reader.Collect(ctx, &rm))
+			out := map[string]metricdata.HistogramDataPoint[float64]{}
+			for _, sm := range rm.ScopeMetrics {
+				for _, m := range sm.Metrics {
+					if h, ok := m.Data.(metricdata.Histogram[float64]); ok && strings.HasSuffix(m.Name, ".session.duration") {
+						require.Len(t, h.DataPoints, 1, m.Name)
+						out[m.Name] = h.DataPoints[0]
+					}
+				}
+			}
+			return out
+		}
+		assert.Empty(t, sessions(), "a session is measured when it ends")
+
+		require.NoError(t, cs.Close())
+		require.NoError(t, ss.Wait())
+		synctest.Wait()
+		got := sessions()
+		for _, name := range []string{"mcp.client.session.duration", "mcp.server.session.duration"} {
+			dp, ok := got[name]
+			require.True(t, ok, name)
+			assert.EqualValues(t, 1, dp.Count, name)
+			assert.InDelta(t, 90, dp.Sum, 0.001, "%s: from initialize until the end", name)
+			version, _ := dp.Attributes.Value("mcp.protocol.version")
+			assert.Equal(t, "2025-11-25", version.AsString(), name)
+			transport, _ := dp.Attributes.Value("network.transport")
+			assert.Equal(t, "pipe", transport.AsString(), name)
+		}
+	})
 }
