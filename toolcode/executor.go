@@ -95,10 +95,11 @@ type Executor struct {
 	limits   Limits
 	masker   toolrun.ArgumentMasker
 	maxCode  int
-	// tracer and durations, when set, trace and measure the executions
-	// ([WithTracerProvider], [WithMeterProvider]).
+	// tracer, durations and starts, when set, trace and measure the
+	// executions ([WithTracerProvider], [WithMeterProvider]).
 	tracer    trace.Tracer
 	durations metric.Float64Histogram
+	starts    metric.Float64Histogram
 	// err is an option's fault (invalid limits), which every execution
 	// then fails with: an option cannot return it.
 	err error
@@ -208,7 +209,7 @@ func (x *Executor) Limits() Limits { return x.limits }
 // [errors.Canceled]. A limit reached fails the execution even when the
 // program caught the error.
 func (x *Executor) Execute(ctx context.Context, p ExecuteParams) (*Result, error) {
-	if x.tracer == nil && x.durations == nil {
+	if x.tracer == nil && x.durations == nil && x.starts == nil {
 		return x.execute(ctx, p)
 	}
 	ctx, span := x.startSpan(ctx)

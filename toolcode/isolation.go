@@ -1,5 +1,7 @@
 package toolcode
 
+import "time"
+
 // Isolation says how an engine confined a program: what ran it, under
 // which security profile, and what enforced each limit. An engine that runs
 // programs behind a boundary of its own (a process, a WebAssembly runtime)
@@ -13,6 +15,10 @@ type Isolation struct {
 	// Enforced says, limit by limit and for each isolation property, what
 	// enforced it.
 	Enforced []Enforcement `json:"enforced,omitempty"`
+	// Startup is how long getting the sandbox ready took before the
+	// program ran in it (see [MetricSandboxStart]); zero when there was
+	// nothing to start.
+	Startup time.Duration `json:"-"`
 }
 
 // Enforcement says whether and how one limit, or one isolation property

@@ -23,6 +23,12 @@ const SpanExecute = "execute_code"
 // ([AttrProfile]) and outcome (error.type, absent for a success).
 const MetricExecuteDuration = "metatools.code.duration"
 
+// MetricSandboxStart is the histogram of the time engines took to get
+// their sandboxes ready before the programs ran ([Isolation.Startup]), in
+// seconds, by backend ([AttrBackend]) and security profile: recorded for
+// each execution in an engine that reports its isolation.
+const MetricSandboxStart = "metatools.sandbox.start.duration"
+
 // The attributes of an execution's span and measure.
 const (
 	// AttrLanguage is the program's language.
@@ -30,6 +36,9 @@ const (
 	// AttrProfile is the security profile the engine reported
 	// ([Isolation.Profile]), when it reports one.
 	AttrProfile = attribute.Key("metatools.code.profile")
+	// AttrBackend is what ran the program ([Isolation.Backend]), when
+	// the engine reports it.
+	AttrBackend = attribute.Key("metatools.code.backend")
 	// AttrToolCalls is how many tool calls the program made.
 	AttrToolCalls = attribute.Key("metatools.code.tool_calls")
 )
@@ -52,16 +61,23 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 }
 
 // WithMeterProvider makes the executor record the duration of its
-// executions with mp ([MetricExecuteDuration]).
+// executions ([MetricExecuteDuration]) and of their sandboxes' start
+// ([MetricSandboxStart]) with mp.
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(x *Executor) {
 		if mp == nil {
 			return
 		}
-		h, err := mp.Meter(InstrumentationName).Float64Histogram(MetricExecuteDuration,
-			metric.WithUnit("s"), metric.WithDescription("Duration of the programs code mode ran, by language, security profile and outcome."))
-		if err == nil {
+		meter := mp.Meter(InstrumentationName)
+		// An instrument the meter refuses is left out: telemetry never
+		// stops a program.
+		if h, err := meter.Float64Histogram(MetricExecuteDuration, metric.WithUnit("s"),
+			metric.WithDescription("Duration of the programs code mode ran, by language, security profile and outcome.")); err == nil {
 			x.durations = h
+		}
+		if h, err := meter.Float64Histogram(MetricSandboxStart, metric.WithUnit("s"),
+			metric.WithDescription("Time taken to get a sandbox ready before a program ran in it, by backend and security profile.")); err == nil {
+			x.starts = h
 		}
 	}
 }
@@ -77,8 +93,16 @@ func (x *Executor) startSpan(ctx context.Context) (context.Context, trace.Span) 
 // observe ends the span of an execution and records its duration.
 func (x *Executor) observe(ctx context.Context, span trace.Span, res *Result, err error) {
 	attrs := []attribute.KeyValue{AttrLanguage.String(res.Language)}
-	if res.Isolation != nil && res.Isolation.Profile != "" {
-		attrs = append(attrs, AttrProfile.String(res.Isolation.Profile))
+	if iso := res.Isolation; iso != nil {
+		if iso.Profile != "" {
+			attrs = append(attrs, AttrProfile.String(iso.Profile))
+		}
+		if iso.Backend != "" {
+			attrs = append(attrs, AttrBackend.String(iso.Backend))
+		}
+		if x.starts != nil {
+			x.starts.Record(ctx, iso.Startup.Seconds(), metric.WithAttributes(AttrBackend.String(iso.Backend), AttrProfile.String(iso.Profile)))
+		}
 	}
 	errType := ""
 	switch {

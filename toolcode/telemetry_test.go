@@ -2,7 +2,9 @@ package toolcode_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,4 +66,45 @@ func TestTelemetry(t *testing.T) {
 		total += dp.Count
 	}
 	assert.EqualValues(t, 2, total)
+}
+
+// confined is an engine that runs nothing in a sandbox that took startup
+// to start, and reports it.
+type confined struct{ startup time.Duration }
+
+func (confined) Language() string { return "javascript" }
+
+func (e confined) Execute(_ context.Context, prog toolcode.Program) (json.RawMessage, error) {
+	prog.Report(toolcode.Isolation{Backend: "process", Profile: "standard", Startup: e.startup})
+	return json.RawMessage("1"), nil
+}
+
+// TestSandboxStartIsMeasured shows the start of an engine's sandbox
+// recorded by backend and profile, as the engine reported it.
+func TestSandboxStartIsMeasured(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	f := toolcodetest.NewFixture(t)
+	x := toolcode.New(f.Ops, toolcode.WithEngine(confined{startup: 30 * time.Millisecond}),
+		toolcode.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+	for range 2 {
+		_, err := x.Execute(t.Context(), toolcode.ExecuteParams{Code: "return 1"})
+		require.NoError(t, err)
+	}
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(t.Context(), &rm))
+	var starts *metricdata.HistogramDataPoint[float64]
+	for _, m := range rm.ScopeMetrics[0].Metrics {
+		if m.Name == toolcode.MetricSandboxStart {
+			points := m.Data.(metricdata.Histogram[float64]).DataPoints
+			require.Len(t, points, 1)
+			starts = &points[0]
+		}
+	}
+	require.NotNil(t, starts, "the starts are measured")
+	assert.EqualValues(t, 2, starts.Count)
+	assert.InDelta(t, 0.060, starts.Sum, 1e-9)
+	backend, _ := starts.Attributes.Value(toolcode.AttrBackend)
+	profile, _ := starts.Attributes.Value(toolcode.AttrProfile)
+	assert.Equal(t, "process", backend.AsString())
+	assert.Equal(t, "standard", profile.AsString())
 }

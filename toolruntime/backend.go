@@ -3,6 +3,7 @@ package toolruntime
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/metatools-go/metatools/toolcode"
 )
@@ -65,4 +66,10 @@ type Result struct {
 	// Enforced is what the backend enforced in this execution (see
 	// [Backend.Enforces]); it is set on failure too.
 	Enforced LimitsEnforced
+	// Startup is how long the backend took to get the sandbox ready
+	// before it handed it the program: starting the runner process,
+	// instantiating the module, getting a pod running. It is zero for a
+	// backend with nothing to start, and set on failure when the sandbox
+	// got ready.
+	Startup time.Duration
 }

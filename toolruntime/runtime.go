@@ -130,7 +130,7 @@ func (e *engine) Execute(ctx context.Context, prog toolcode.Program) (json.RawMe
 	})
 	enforced := append(gatewayLimits(prog.Limits), res.Enforced...).sorted()
 	if prog.Report != nil {
-		prog.Report(toolcode.Isolation{Backend: e.backend.Name(), Profile: string(e.profile), Enforced: enforced})
+		prog.Report(toolcode.Isolation{Backend: e.backend.Name(), Profile: string(e.profile), Enforced: enforced, Startup: res.Startup})
 	}
 	if err != nil {
 		// The error is the program's or the backend's, with its own

@@ -149,6 +149,7 @@ func (b *Backend) Run(ctx context.Context, req toolruntime.Request) (toolruntime
 	if err := req.Limits.Validate(); err != nil {
 		return res, errors.WithOp("kubernetes.Run", err)
 	}
+	started := time.Now()
 	var name string
 	if b.pool != nil {
 		name = b.pool.take(req.Limits)
@@ -166,6 +167,7 @@ func (b *Backend) Run(ctx context.Context, req toolruntime.Request) (toolruntime
 	if _, err := b.waitRunning(ctx, name); err != nil {
 		return res, errors.WithOp("kubernetes.Run", err)
 	}
+	res.Startup = time.Since(started)
 	value, err := b.attachAndHost(ctx, name, req, remove)
 	if err == nil {
 		res.Value = value

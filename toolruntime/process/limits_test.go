@@ -135,3 +135,17 @@ func TestNewRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestStartupIsMeasured shows that an execution reports the time its
+// runner process took to start, apart from the program's.
+func TestStartupIsMeasured(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			x, _ := executor(t, newBackend(t, mode.opts...), toolruntime.Standard, "javascript")
+			res, err := x.Execute(t.Context(), toolcode.ExecuteParams{Code: "return 1"})
+			require.NoError(t, err)
+			assert.Positive(t, res.Isolation.Startup, "starting a process takes time")
+			assert.Less(t, res.Isolation.Startup, res.Duration)
+		})
+	}
+}

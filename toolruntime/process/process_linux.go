@@ -273,11 +273,13 @@ func (b *Backend) Run(ctx context.Context, req toolruntime.Request) (toolruntime
 	if err := req.Limits.Validate(); err != nil {
 		return res, errors.WithOp("process.Run", err)
 	}
+	started := time.Now()
 	e, err := b.start(ctx, req.Limits)
 	if err != nil {
 		return res, errors.WithOp("process.Run", err)
 	}
 	defer e.stop()
+	res.Startup = time.Since(started)
 	value, err := gateway.Host(ctx, e.stdout, e.stdin, gateway.Execution{Language: req.Language, Code: req.Code, Limits: req.Program}, req.Tools, 0)
 	switch {
 	case err == nil:

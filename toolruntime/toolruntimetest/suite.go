@@ -324,6 +324,20 @@ func RunBackend(t *testing.T, newBackend func(t *testing.T) toolruntime.Backend,
 			}, opts...)
 		})
 	}
+	t.Run("Startup", func(t *testing.T) {
+		// What the backend reports of its start reaches the execution's
+		// isolation, and is part of the execution's time.
+		rt, b := newRuntime(t, toolruntime.DefaultLimits)
+		engine, err := rt.Engine(toolruntime.Dev, "javascript")
+		require.NoError(t, err)
+		x := toolcode.New(toolcodetest.NewFixture(t).Ops, toolcode.WithEngine(engine))
+		res, err := x.Execute(t.Context(), toolcode.ExecuteParams{Code: "return 1"})
+		require.NoError(t, err)
+		require.NotNil(t, res.Isolation)
+		assert.Equal(t, b.Name(), res.Isolation.Backend)
+		assert.GreaterOrEqual(t, res.Isolation.Startup, time.Duration(0))
+		assert.LessOrEqual(t, res.Isolation.Startup, res.Duration, "the start is part of the execution")
+	})
 	t.Run("Attempts", func(t *testing.T) {
 		rt, b := newRuntime(t, SuiteLimits)
 		report.Backend = b.Name()

@@ -398,16 +398,18 @@ func (b *Backend) Run(ctx context.Context, req toolruntime.Request) (toolruntime
 	if req.Limits.Memory <= 0 || req.Limits.CPUTime <= 0 {
 		return res, errors.Opf("wasm.Run", errors.InvalidArgument, "limits without a memory or CPU time bound: %+v", req.Limits)
 	}
+	started := time.Now()
 	rt, err := b.runtimeFor(ctx, pagesFor(req.Limits.Memory))
 	if err != nil {
 		return res, errors.WithOp("wasm.Run", err)
 	}
-	res.Value, err = b.run(ctx, rt, req)
+	res.Value, err = b.run(ctx, rt, req, func() { res.Startup = time.Since(started) })
 	return res, err
 }
 
-// run runs the program in an instance of rt, and ends the instance.
-func (b *Backend) run(ctx context.Context, rt *instanceRuntime, req toolruntime.Request) ([]byte, error) {
+// run runs the program in an instance of rt, and ends the instance; it
+// calls ready once it has the instance.
+func (b *Backend) run(ctx context.Context, rt *instanceRuntime, req toolruntime.Request, ready func()) ([]byte, error) {
 	// The module is single-threaded: its CPU time never exceeds the time
 	// it has been running, so stopping it when CPUTime has elapsed bounds
 	// its CPU time.
@@ -418,6 +420,7 @@ func (b *Backend) run(ctx context.Context, rt *instanceRuntime, req toolruntime.
 	if err != nil {
 		return nil, errors.WithOp("wasm.Run", err)
 	}
+	ready()
 	// WithCloseOnContextDone closes the instance when its context ends,
 	// even in the middle of a loop; the execution's end ends it.
 	unbind := context.AfterFunc(runCtx, inst.cancel)

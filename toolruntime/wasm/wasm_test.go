@@ -162,6 +162,7 @@ func TestIsolation(t *testing.T) {
 	assert.JSONEq(t, `["undefined","undefined","undefined","undefined"]`, string(res.Value))
 	assert.Equal(t, "wasm", res.Isolation.Backend)
 	assert.Equal(t, "hardened", res.Isolation.Profile)
+	assert.Positive(t, res.Isolation.Startup, "instantiating the module takes time")
 }
 
 func TestNewRefusesBadModules(t *testing.T) {
