@@ -342,6 +342,18 @@ e2e-kubernetes: ## Test the Kubernetes backend and manifests against a real API 
 	cd toolruntime/kubernetes && METATOOLS_KUBE_APISERVER=$$apiserver METATOOLS_ETCD=$$etcd \
 		$(GO) test -race -count=1 -tags e2e_kubernetes -v -run TestAgainstAPIServer ./e2e/
 
+# The opt-in test of the traces against a real Jaeger (v2, an OpenTelemetry
+# Collector distribution; not part of check): scripts/jaeger-binary.sh
+# builds it once from the Go module proxy into ./bin (about 7 minutes on two
+# cores), and the test starts it on loopback and reads the trace back from
+# its query API.
+.PHONY: e2e-jaeger
+e2e-jaeger: e2e-deps ## Test the traces against a real Jaeger (builds it once; a few minutes).
+	@$(call banner,jaeger)
+	@jaeger=$$(bash scripts/jaeger-binary.sh $(BIN)); \
+	cd toolserver && METATOOLS_JAEGER=$$jaeger \
+		$(GO) test -race -count=1 -tags e2e_jaeger -v -run TestTracesReachJaeger ./cmd/metatools/
+
 .PHONY: run
 run: ## The main job: build metatools and serve its built-in catalogue at http://127.0.0.1:8080/mcp (Ctrl-C stops it).
 	@echo "building metatools into $(RUN_BIN) (the first build downloads and compiles the dependencies: it can take minutes)..."

@@ -71,8 +71,9 @@ const (
 // HTTPOptions configure the streamable HTTP handler.
 type HTTPOptions struct {
 	// BearerTokens, when not empty, are the tokens a client must present in
-	// an "Authorization: Bearer" header; other requests get 401.
-	BearerTokens []string
+	// an "Authorization: Bearer" header; other requests get 401. The
+	// requests of a named token have its subject (see [BearerToken]).
+	BearerTokens []BearerToken
 	// Stateless serves every request without a session, so that requests
 	// of one client may reach any of several replicas behind a load
 	// balancer. Server-to-client requests and notifications other than a
@@ -118,6 +119,13 @@ func (o HTTPOptions) Authenticated() bool {
 // and methods (the protected-resource metadata to serve) are documented
 // on the type it names.
 type OAuthOptions = oauth.Options
+
+// BearerToken is a static token HTTP clients may present, with the name
+// its requests are known by: their caller's subject ([MetadataSubject]) is
+// "token:" and the name, which the policies and the audit log see and to
+// which sessions and waiting calls are bound. Its fields are documented on
+// the type it names.
+type BearerToken = oauth.BearerToken
 
 // withDefaults returns o with its zero limits replaced by the defaults.
 func (o HTTPOptions) withDefaults() HTTPOptions {

@@ -515,7 +515,7 @@ func TestPassthrough(t *testing.T) {
 func TestHTTPBearerAuthAndStateless(t *testing.T) {
 	c := newCatalogue(t)
 	for _, stateless := range []bool{false, true} {
-		srv := httptest.NewServer(c.server().HTTPHandler(toolserver.HTTPOptions{BearerTokens: []string{"s3cret"}, Stateless: stateless}))
+		srv := httptest.NewServer(c.server().HTTPHandler(toolserver.HTTPOptions{BearerTokens: []toolserver.BearerToken{{Token: "s3cret"}}, Stateless: stateless}))
 		t.Cleanup(srv.Close)
 
 		resp, err := http.Post(srv.URL, "application/json", bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)))
@@ -532,6 +532,34 @@ func TestHTTPBearerAuthAndStateless(t *testing.T) {
 		res := call(t, cs, "run_tool", map[string]any{"id": "github:create_issue", "args": map[string]any{"title": "Over HTTP"}})
 		assert.Contains(t, text(res), "Over HTTP", "stateless=%v", stateless)
 		require.NoError(t, cs.Close())
+	}
+}
+
+// TestCallersAreKnownByTheirTokensName shows that the requests of a named
+// static token reach the tools with its subject in the caller's metadata
+// ("token:" and the name), and those of an unnamed one with none, with
+// sessions and without, in either protocol generation.
+func TestCallersAreKnownByTheirTokensName(t *testing.T) {
+	c := newCatalogue(t)
+	c.add(t, `{"name":"whoami","namespace":"auth","description":"Say who asks.","inputSchema":{"type":"object"}}`,
+		func(ctx context.Context, _ map[string]any) (any, error) {
+			return "subject=" + toolops.CallerFrom(ctx).Metadata[toolserver.MetadataSubject], nil
+		})
+	tokens := []toolserver.BearerToken{{Name: "ci", Token: "ci-secret"}, {Token: "plain-secret"}}
+	for _, stateless := range []bool{false, true} {
+		srv := httptest.NewServer(c.server().HTTPHandler(toolserver.HTTPOptions{BearerTokens: tokens, Stateless: stateless}))
+		t.Cleanup(srv.Close)
+		for token, want := range map[string]string{"ci-secret": "subject=token:ci", "plain-secret": "subject="} {
+			for _, revision := range []string{"2025-11-25", "2026-07-28"} {
+				client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+				cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: bearerClient(token)},
+					&mcp.ClientSessionOptions{ProtocolVersion: revision})
+				require.NoError(t, err)
+				res := call(t, cs, "run_tool", map[string]any{"id": "auth:whoami"})
+				assert.Contains(t, text(res), want, "stateless=%v, %s", stateless, revision)
+				require.NoError(t, cs.Close())
+			}
+		}
 	}
 }
 

@@ -70,14 +70,16 @@ func (c *Catalog) CodeMode(profile string) (toolserver.CodeMode, error) {
 
 // NewCodeExecutor returns an executor of programs under the security
 // profile named (see [Catalog.CodeMode]), over the catalogue's
-// operations, with the configuration's timeout and limits: code mode's
-// engine for a program run outside a server.
+// operations, with the configuration's timeout and limits and the
+// catalogue's telemetry: code mode's engine for a program run outside a
+// server.
 func (c *Catalog) NewCodeExecutor(profile string) (*toolcode.Executor, error) {
 	cm, err := c.CodeMode(profile)
 	if err != nil {
 		return nil, err
 	}
-	return toolserver.NewCodeExecutor(c.Ops, cm), nil
+	return toolserver.NewCodeExecutor(c.Ops, cm,
+		toolcode.WithTracerProvider(c.telemetry.tracerProvider()), toolcode.WithMeterProvider(c.telemetry.meterProvider())), nil
 }
 
 // codeModeOf returns the code mode of cm under a security profile,

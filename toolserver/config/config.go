@@ -84,6 +84,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -94,6 +95,7 @@ import (
 	"github.com/metatools-go/metatools/toolrun"
 	"github.com/metatools-go/metatools/toolrun/mcpexec"
 	"github.com/metatools-go/metatools/toolruntime"
+	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/builtin"
 )
 
@@ -192,7 +194,7 @@ type HTTP struct {
 	// loopback interface only. Empty means stdio.
 	Addr string `yaml:"addr"`
 	// BearerTokens, when set, are required of clients.
-	BearerTokens []string `yaml:"bearerTokens"`
+	BearerTokens BearerTokens `yaml:"bearerTokens"`
 	// Stateless serves without sessions, for replicas behind a load
 	// balancer.
 	Stateless bool `yaml:"stateless"`
@@ -519,6 +521,31 @@ func validToolPattern(pattern string) error {
 	return nil
 }
 
+// BearerTokens are the static tokens HTTP clients may present, each
+// written as the token alone or as a name and its token
+// ({name: ci, token: "${CI_TOKEN}"}): the requests of a named token are
+// known by its name (see [toolserver.BearerToken]).
+type BearerTokens []toolserver.BearerToken
+
+// UnmarshalYAML decodes a list of tokens, each a string or a mapping of
+// its settings (name, token).
+func (b *BearerTokens) UnmarshalYAML(n *yaml.Node) error {
+	var items []yaml.Node
+	if err := n.Decode(&items); err != nil {
+		return err
+	}
+	list := make(BearerTokens, len(items))
+	for i, item := range items {
+		if item.Kind == yaml.ScalarNode {
+			list[i].Token = item.Value
+		} else if err := item.Decode(&list[i]); err != nil {
+			return err
+		}
+	}
+	*b = list
+	return nil
+}
+
 // TLS configures a gRPC connection's transport security.
 type TLS struct {
 	// Insecure disables TLS; it is allowed for loopback addresses only.
@@ -762,9 +789,18 @@ func (c *Config) problems() []Problem {
 	if err := CheckListenAddr(h.Addr); err != nil {
 		add(keyPath{"server", "http", "addr"}, "%v", err)
 	}
+	named := map[string]bool{}
 	for i, t := range h.BearerTokens {
-		if strings.TrimSpace(t) == "" {
+		if strings.TrimSpace(t.Token) == "" {
 			add(keyPath{"server", "http", "bearerTokens", i}, "empty: every request would be refused")
+		}
+		switch {
+		case strings.ContainsFunc(t.Name, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }):
+			add(keyPath{"server", "http", "bearerTokens", i, "name"}, "%q: a name has no space nor control character", t.Name)
+		case named[t.Name]:
+			add(keyPath{"server", "http", "bearerTokens", i, "name"}, "%q names another token too: a name tells who asked", t.Name)
+		case t.Name != "":
+			named[t.Name] = true
 		}
 	}
 	if h.OAuth != nil {

@@ -49,6 +49,11 @@ func TestParseErrors(t *testing.T) {
 		{"negative chain steps", "limits: {chainSteps: -1}", "limits.chainSteps: must not be negative"},
 		{"empty bearer token", "server: {http: {bearerTokens: ['ok', '']}}", "server.http.bearerTokens[1]: empty"},
 		{"blank bearer token", "server: {http: {bearerTokens: [' ']}}", "server.http.bearerTokens[0]: empty"},
+		{"unnamed token field", "server: {http: {bearerTokens: [{name: ci}]}}", "server.http.bearerTokens[0]: empty"},
+		{"token field", "server: {http: {bearerTokens: [{name: ci, secret: x}]}}", `server.http.bearerTokens[0]: unknown key "secret"`},
+		{"token list", "server: {http: {bearerTokens: tok}}", `line 1: server.http.bearerTokens: expected a list, such as [a, b], not "tok"`},
+		{"token name twice", "server: {http: {bearerTokens: [{name: ci, token: a}, {name: ci, token: b}]}}", `server.http.bearerTokens[1].name: "ci" names another token too`},
+		{"token name space", "server: {http: {bearerTokens: [{name: 'c i', token: a}]}}", `server.http.bearerTokens[0].name: "c i": a name has no space`},
 		{"negative session cap", "server: {http: {maxSessions: -1}}", "server.http.maxSessions: must not be negative"},
 		{"negative shutdown timeout", "server: {shutdownTimeout: -1s}", "server.shutdownTimeout: must not be negative"},
 		{"unknown trace exporter", "telemetry: {traces: jaeger}", `telemetry.traces: "jaeger" must be otlp, or left out for none`},
@@ -66,6 +71,13 @@ func TestParseErrors(t *testing.T) {
 			assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
 		})
 	}
+}
+
+func TestBearerTokens(t *testing.T) {
+	t.Setenv("CI_TOKEN", "ci-secret")
+	cfg, err := config.Parse([]byte("server: {http: {bearerTokens: [plain-secret, {name: ci, token: '${CI_TOKEN}'}]}}"))
+	require.NoError(t, err)
+	assert.Equal(t, config.BearerTokens{{Token: "plain-secret"}, {Name: "ci", Token: "ci-secret"}}, cfg.Server.HTTP.BearerTokens)
 }
 
 func TestEnvironmentExpansion(t *testing.T) {

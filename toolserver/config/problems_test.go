@@ -61,6 +61,7 @@ var settingLeftOff = regexp.MustCompile(`(?m)^(\s*)#([^\s#])`)
 // turned on, so that the settings it documents are all valid.
 func TestExampleParses(t *testing.T) {
 	t.Setenv("METATOOLS_TOKEN", "tok")
+	t.Setenv("CI_TOKEN", "ci-tok")
 	t.Setenv("TRACKER_TOKEN", "trk")
 	t.Setenv("METATOOLS_STATE_KEY", strings.Repeat("s", 32))
 	t.Setenv("METATOOLS_METRICS_TOKEN", "scrape")
@@ -69,7 +70,7 @@ func TestExampleParses(t *testing.T) {
 	cfg, err := config.Parse([]byte(full))
 	require.NoError(t, err)
 	assert.Equal(t, "127.0.0.1:8080", cfg.Server.HTTP.Addr)
-	assert.Equal(t, []string{"tok"}, cfg.Server.HTTP.BearerTokens)
+	assert.Equal(t, config.BearerTokens{{Token: "tok"}, {Name: "ci", Token: "ci-tok"}}, cfg.Server.HTTP.BearerTokens)
 	assert.Equal(t, strings.Repeat("s", 32), cfg.Server.StateKey)
 	assert.Equal(t, config.Telemetry{Traces: "otlp", Metrics: "otlp", Audit: "/var/log/metatools/audit.jsonl",
 		Prometheus: ":9464", PrometheusToken: "scrape"}, cfg.Telemetry)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/metatools-go/metatools/toolserver"
 )
 
 // This file checks the shape of a YAML configuration against the types
@@ -23,6 +25,8 @@ var (
 	// file writes as Duration is written.
 	stdDurationType = reflect.TypeFor[time.Duration]()
 	patternsType    = reflect.TypeFor[ToolPatterns]()
+	// bearerTokenType is written as the token alone, or as its settings.
+	bearerTokenType = reflect.TypeFor[toolserver.BearerToken]()
 )
 
 // maxShapeDepth bounds the nesting the check follows, aliases included,
@@ -73,6 +77,10 @@ func checkNode(n *yaml.Node, t reflect.Type, at keyPath, add func(Problem), dept
 	case patternsType:
 		checkPatterns(n, bad, at, add)
 		return
+	case bearerTokenType:
+		if n.Kind == yaml.ScalarNode {
+			return
+		}
 	}
 	switch t.Kind() {
 	case reflect.Struct:

@@ -294,7 +294,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	stateless := fs.Bool("stateless", false, "serve HTTP without sessions, for replicas behind a load balancer")
 	var tokens stringList
 	fs.Var(&tokens, "token", "bearer `token` HTTP clients must present (repeatable); other users of the machine can read it in the process list: prefer --token-file or METATOOLS_TOKEN")
-	tokenFile := fs.String("token-file", "", "read the bearer tokens HTTP clients must present from `file`, one a line")
+	tokenFile := fs.String("token-file", "", "read the bearer tokens HTTP clients must present from `file`, one a line: the token, or a name and the token")
 	insecure := fs.Bool("insecure-no-auth", false, "serve HTTP beyond the loopback interface without authentication, to anyone who can reach it")
 	var level slog.Level
 	fs.TextVar(&level, "log-level", slog.LevelInfo, "log at `level` and above: debug, info, warn or error; debug also streams the upstreams' standard error")

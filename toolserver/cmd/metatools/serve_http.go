@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,13 +66,22 @@ func (e *env) serveMetrics(cfg config.Telemetry, h http.Handler) (stop func(), e
 }
 
 // parseTokenFile returns the bearer tokens of a token file: one a line,
-// blank lines and surrounding spaces ignored. A file with no token is an
-// error, as every request would be refused.
-func parseTokenFile(data []byte) ([]string, error) {
-	var tokens []string
+// either the token alone or a name and the token separated by spaces
+// (a token has none), blank lines and surrounding spaces ignored. A file
+// with no token is an error, as every request would be refused.
+func parseTokenFile(data []byte) ([]toolserver.BearerToken, error) {
+	var tokens []toolserver.BearerToken
+	n := 0
 	for line := range bytes.Lines(data) {
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			tokens = append(tokens, string(t))
+		n++
+		switch fields := strings.Fields(string(line)); len(fields) {
+		case 0:
+		case 1:
+			tokens = append(tokens, toolserver.BearerToken{Token: fields[0]})
+		case 2:
+			tokens = append(tokens, toolserver.BearerToken{Name: fields[0], Token: fields[1]})
+		default:
+			return nil, fmt.Errorf("line %d: a line is a token, or a name and a token", n)
 		}
 	}
 	if len(tokens) == 0 {
@@ -81,13 +92,13 @@ func parseTokenFile(data []byte) ([]string, error) {
 
 // httpTokens gathers the bearer tokens of the flags, the token file, the
 // METATOOLS_TOKEN variable and the configuration.
-func httpTokens(flagTokens []string, tokenFile string, configured []string) ([]string, error) {
-	tokens := append([]string(nil), configured...)
+func httpTokens(flagTokens []string, tokenFile string, configured []toolserver.BearerToken) ([]toolserver.BearerToken, error) {
+	tokens := slices.Clone(configured)
 	for _, t := range flagTokens {
 		if t == "" {
 			return nil, usagef("--token must not be empty: every request would be refused")
 		}
-		tokens = append(tokens, t)
+		tokens = append(tokens, toolserver.BearerToken{Token: t})
 	}
 	if tokenFile != "" {
 		data, err := os.ReadFile(tokenFile)
@@ -101,7 +112,7 @@ func httpTokens(flagTokens []string, tokenFile string, configured []string) ([]s
 		tokens = append(tokens, fromFile...)
 	}
 	if t := os.Getenv(tokenEnv); t != "" {
-		tokens = append(tokens, t)
+		tokens = append(tokens, toolserver.BearerToken{Token: t})
 	}
 	return tokens, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/config"
 )
 
@@ -179,19 +181,31 @@ func FuzzParseTokenFile(f *testing.F) {
 	f.Add([]byte("tok\n"))
 	f.Add([]byte("\n \r\n a b \n\tc"))
 	f.Add([]byte(""))
+	f.Add([]byte("ci tok\nplain\n"))
+	f.Add([]byte("a b c\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tokens, err := parseTokenFile(data)
 		if err != nil {
-			assert.Empty(t, bytes.TrimSpace(data))
+			tooMany := slices.ContainsFunc(strings.Split(string(data), "\n"), func(line string) bool { return len(strings.Fields(line)) > 2 })
+			assert.True(t, tooMany || len(bytes.TrimSpace(data)) == 0, "%v", err)
 			return
 		}
 		require.NotEmpty(t, tokens)
 		for _, tok := range tokens {
-			assert.NotEmpty(t, tok)
-			assert.Equal(t, strings.TrimSpace(tok), tok)
-			assert.NotContains(t, tok, "\n")
+			assert.NotEmpty(t, tok.Token)
+			for _, s := range []string{tok.Name, tok.Token} {
+				assert.Equal(t, strings.Join(strings.Fields(s), ""), s, "no space in %q", s)
+			}
 		}
 	})
+}
+
+func TestParseTokenFile(t *testing.T) {
+	tokens, err := parseTokenFile([]byte("  ci   ci-secret \n\nplain-secret\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []toolserver.BearerToken{{Name: "ci", Token: "ci-secret"}, {Token: "plain-secret"}}, tokens)
+	_, err = parseTokenFile([]byte("ok\nname token more\n"))
+	require.ErrorContains(t, err, "line 2: a line is a token, or a name and a token")
 }
 
 func TestProbesAnswerTheState(t *testing.T) {

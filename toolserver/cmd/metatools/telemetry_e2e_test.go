@@ -136,42 +136,56 @@ func attribute(s *tracepb.Span, key string) string {
 	return ""
 }
 
-// TestTracesReachAnOTLPEndpoint runs an upstream's tool with run_tool
-// from the official TypeScript SDK v2 client, whose request carries a
-// trace context in its _meta, through metatools exporting over OTLP/HTTP
-// to a receiver: one trace goes from the client's context through
-// metatools' SERVER span of the request, its execute_tool span and its
-// CLIENT span of the upstream's request, whose _meta, as the upstream
-// received it, carries that span's context. An execute_code program's
-// calls, run in the standard profile's sandbox, are its execution's
-// children. The metrics arrive too, and the audit log has a line per
-// call, without the upstream's secret.
-func TestTracesReachAnOTLPEndpoint(t *testing.T) {
-	rx := newOTLPReceiver(t)
+// The trace context the e2e client sends in its requests' _meta: its
+// trace, and its span that is the parent of metatools' requests.
+const clientTraceID, clientSpanID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+
+// tracedSession runs metatools over stdio, exporting its traces and
+// metrics over OTLP/HTTP to endpoint as service, from the official
+// TypeScript SDK v2 client, whose requests carry the trace context
+// clientTraceID/clientSpanID in their _meta: run_tool calls an upstream's
+// tool, which answers with the _meta it received, then execute_code runs
+// a program calling that tool twice in the standard profile's sandbox.
+// It returns the _meta the upstream received in run_tool's call, and the
+// audit log's path (arguments audited), once metatools exited.
+func tracedSession(t *testing.T, endpoint, service string) (upstreamMeta map[string]any, audit string) {
+	t.Helper()
 	modules, err := filepath.Abs(e2eModules)
 	require.NoError(t, err)
 	upstream, err := filepath.Abs(filepath.Join("testdata", "otel", "upstream.mjs"))
 	require.NoError(t, err)
-	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	audit = filepath.Join(t.TempDir(), "audit.jsonl")
 	cfg := writeFile(t, "metatools.yaml", fmt.Sprintf("telemetry: {traces: otlp, metrics: otlp, audit: %q, auditArguments: true}\n"+
 		"codeMode: {enabled: true, profile: standard}\nmcpServers:\n  - name: echo\n    command: node\n    args: [%q, %q]\n"+
 		"    env: {ECHO_API_KEY: sk-planted-upstream-key}\n", audit, upstream, modules))
-	const traceID, callerSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	cmd := exec.Command("node", filepath.Join("testdata", "otel", "client.mjs"), modules, metatoolsBinary(t), cfg,
-		"00-"+traceID+"-"+callerSpan+"-01", `[{"name":"run_tool","arguments":{"id":"echo:meta"}},`+
+		"00-"+clientTraceID+"-"+clientSpanID+"-01", `[{"name":"run_tool","arguments":{"id":"echo:meta"}},`+
 			`{"name":"execute_code","arguments":{"code":"await Promise.all([tools.run('echo:meta', {}), tools.run('echo:meta', {})]); return 'done';"}}]`)
-	cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT="+rx.url, "OTEL_SERVICE_NAME=metatools-e2e")
+	cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint, "OTEL_SERVICE_NAME="+service)
 	cmd.Stderr = &testWriter{t: t}
 	out, err := cmd.Output()
 	require.NoError(t, err)
 	var texts []string
 	require.NoError(t, json.Unmarshal(out, &texts), string(out))
-	var upstreamMeta map[string]any
 	require.NoError(t, json.Unmarshal([]byte(texts[0]), &upstreamMeta), texts[0])
+	return upstreamMeta, audit
+}
 
+// TestTracesReachAnOTLPEndpoint runs [tracedSession] against a receiver
+// that decodes what it gets with OpenTelemetry's own protobuf messages:
+// one trace goes from the client's context through metatools' SERVER
+// span of the request, its execute_tool span and its CLIENT span of the
+// upstream's request, whose _meta, as the upstream received it, carries
+// that span's context. An execute_code program's calls, run in the
+// standard profile's sandbox, are its execution's children. The metrics
+// arrive too, and the audit log has a line per call, without the
+// upstream's secret.
+func TestTracesReachAnOTLPEndpoint(t *testing.T) {
+	rx := newOTLPReceiver(t)
+	upstreamMeta, audit := tracedSession(t, rx.url, "metatools-e2e")
 	server := rx.span(t, "tools/call run_tool", tracepb.Span_SPAN_KIND_SERVER)
-	assert.Equal(t, traceID, hex.EncodeToString(server.TraceId), "the request's span is in the client's trace")
-	assert.Equal(t, callerSpan, hex.EncodeToString(server.ParentSpanId), "and the child of the client's span")
+	assert.Equal(t, clientTraceID, hex.EncodeToString(server.TraceId), "the request's span is in the client's trace")
+	assert.Equal(t, clientSpanID, hex.EncodeToString(server.ParentSpanId), "and the child of the client's span")
 	assert.Equal(t, "run_tool", attribute(server, "gen_ai.tool.name"))
 	assert.Equal(t, "pipe", attribute(server, "network.transport"))
 
@@ -181,13 +195,13 @@ func TestTracesReachAnOTLPEndpoint(t *testing.T) {
 
 	upstreamCall := rx.span(t, "tools/call meta", tracepb.Span_SPAN_KIND_CLIENT)
 	assert.Equal(t, call.SpanId, upstreamCall.ParentSpanId, "the upstream's request is the tool call's child")
-	assert.Equal(t, "00-"+traceID+"-"+hex.EncodeToString(upstreamCall.SpanId)+"-01", upstreamMeta["traceparent"],
+	assert.Equal(t, "00-"+clientTraceID+"-"+hex.EncodeToString(upstreamCall.SpanId)+"-01", upstreamMeta["traceparent"],
 		"the upstream received the context of metatools' request in its _meta")
 
 	// A program's calls, in the standard profile's sandboxed process, are
 	// the children of its execution, itself the request's child.
 	program := rx.span(t, "tools/call execute_code", tracepb.Span_SPAN_KIND_SERVER)
-	assert.Equal(t, traceID, hex.EncodeToString(program.TraceId))
+	assert.Equal(t, clientTraceID, hex.EncodeToString(program.TraceId))
 	execution := rx.span(t, "execute_code", tracepb.Span_SPAN_KIND_INTERNAL)
 	assert.Equal(t, program.SpanId, execution.ParentSpanId)
 	assert.Equal(t, "standard", attribute(execution, "metatools.code.profile"))
@@ -230,7 +244,7 @@ func TestTracesReachAnOTLPEndpoint(t *testing.T) {
 		require.NoError(t, json.Unmarshal(line, &rec), string(line))
 		assert.Len(t, rec.Request, 16)
 		requests[rec.Request] = true
-		assert.Equal(t, traceID, rec.Trace)
+		assert.Equal(t, clientTraceID, rec.Trace)
 		assert.Equal(t, "echo:meta", rec.Tool)
 		assert.Equal(t, "mcp:echo", rec.Backend)
 		assert.Equal(t, "ok", rec.Outcome)
@@ -239,11 +253,41 @@ func TestTracesReachAnOTLPEndpoint(t *testing.T) {
 	assert.Len(t, requests, 2, "the program's two calls belong to its one request")
 }
 
+// TestExecTracesTheProgram runs a program with `metatools exec` under
+// the standard profile, exporting over OTLP/HTTP: the program's
+// execution has a span of its own, whose children are its tool calls,
+// as it has when execute_code runs it.
+func TestExecTracesTheProgram(t *testing.T) {
+	rx := newOTLPReceiver(t)
+	cfg := writeFile(t, "metatools.yaml", "telemetry: {traces: otlp}\ncodeMode: {enabled: true, profile: standard}\n")
+	program := writeFile(t, "program.js", "return [await tools.run('math:eval', {expression: '1+1'}), await tools.run('math:eval', {expression: '2*3'})];")
+	cmd := exec.Command(metatoolsBinary(t), "exec", "--config", cfg, "--json", program)
+	cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT="+rx.url)
+	cmd.Stderr = &testWriter{t: t}
+	out, err := cmd.Output()
+	require.NoError(t, err, string(out))
+
+	// The spans are exported as metatools exits, so they are all there.
+	execution := rx.span(t, "execute_code", tracepb.Span_SPAN_KIND_INTERNAL)
+	assert.Equal(t, "standard", attribute(execution, "metatools.code.profile"))
+	rx.mu.Lock()
+	defer rx.mu.Unlock()
+	var children int
+	for _, s := range rx.spans {
+		if s.Name == "execute_tool math:eval" {
+			assert.Equal(t, execution.SpanId, s.ParentSpanId, "the program's call is its execution's child")
+			children++
+		}
+	}
+	assert.Equal(t, 2, children, "one span per call the program made")
+}
+
 // TestMetricsForPrometheus runs a session of tool calls over HTTP, then
 // scrapes the diagnostics listener as Prometheus does: the metrics need
 // the configured token, and Prometheus' own text parser reads the
 // duration histograms of the requests and of the tool calls, with the
-// conventions' attributes as labels and a count per call.
+// conventions' attributes as labels and a count per call, and the
+// duration of a session once it ended.
 func TestMetricsForPrometheus(t *testing.T) {
 	cfg := writeFile(t, "metatools.yaml", "telemetry: {prometheus: \"127.0.0.1:0\", prometheusToken: scrape-token}\n")
 	s := startServed(t, nil, "--config", cfg)
@@ -309,6 +353,28 @@ func TestMetricsForPrometheus(t *testing.T) {
 	assert.EqualValues(t, 2, calls["math:eval local:builtin.math:eval "])
 	assert.EqualValues(t, 1, calls["math:eval local:builtin.math:eval tool_error"])
 	assert.EqualValues(t, 1, counts("metatools_search_duration_seconds", "metatools_search_kind")["search"])
+	_, sessionsBefore := families["mcp_server_session_duration_seconds"]
+	assert.False(t, sessionsBefore, "a session is measured when it ends")
+
+	// A session of an earlier revision is measured when its client ends
+	// it; a request of 2026-07-28 has no session.
+	client := mcp.NewClient(&mcp.Implementation{Name: "prometheus-e2e", Version: "1"}, nil)
+	session, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: s.endpoint}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	require.NoError(t, err)
+	_, err = session.ListTools(t.Context(), nil)
+	require.NoError(t, err)
+	require.NoError(t, session.Close())
+	require.Eventually(t, func() bool {
+		_, body = scrape("scrape-token")
+		parser := expfmt.NewTextParser(model.UTF8Validation)
+		families, err = parser.TextToMetricFamilies(bytes.NewReader(body))
+		require.NoError(t, err)
+		_, ok := families["mcp_server_session_duration_seconds"]
+		return ok
+	}, 30*time.Second, 20*time.Millisecond, "the session's duration is served once it ended")
+	assert.Equal(t, map[string]uint64{"2025-11-25 tcp": 1},
+		counts("mcp_server_session_duration_seconds", "mcp_protocol_version", "network_transport"))
+
 	upstreams, ok := families["metatools_upstreams"]
 	require.True(t, ok, "the upstreams' gauge is served:\n%s", body)
 	var builtinUp bool

@@ -324,10 +324,32 @@ func (v *jwtVerifier) verify(ctx context.Context, token string) (*auth.TokenInfo
 // SDK's middleware, which puts it where MCP handlers find it.
 type verifiedToken struct{}
 
+// BearerToken is a static token HTTP clients may present, and the name
+// of the clients that hold it.
+type BearerToken struct {
+	// Name, when set, names the requests the token authenticates: their
+	// caller's subject is [SubjectOf] it, which the policies, the audit
+	// log and the binding of sessions and states see. Requests with an
+	// unnamed token have no subject.
+	Name string
+	// Token is the secret itself.
+	Token string
+}
+
+// SubjectOf is the subject of the requests a token named name
+// authenticates: the name behind "token:", so that it is never taken for
+// the subject of an OAuth access token.
+func SubjectOf(name string) string {
+	if name == "" {
+		return ""
+	}
+	return "token:" + name
+}
+
 // Guard authenticates the requests of an MCP endpoint: with static bearer
 // tokens, and with OAuth access tokens when it has [Options].
 type Guard struct {
-	bearer      []string
+	bearer      []BearerToken
 	opts        *Options // nil: static tokens only
 	tools       Tools
 	jwts        *jwtVerifier
@@ -338,7 +360,7 @@ type Guard struct {
 // NewGuard returns a guard accepting the static bearer tokens and, when
 // opts is not nil, the access tokens opts describe, whose scopes cover
 // tools as tools say.
-func NewGuard(bearer []string, opts *Options, tools Tools, logger *slog.Logger) *Guard {
+func NewGuard(bearer []BearerToken, opts *Options, tools Tools, logger *slog.Logger) *Guard {
 	g := &Guard{bearer: bearer, opts: opts, tools: tools, logger: logger}
 	if opts != nil {
 		g.jwts = &jwtVerifier{opts: opts, tools: tools}
@@ -433,18 +455,23 @@ func (g *Guard) Handler(next http.Handler) http.Handler {
 	})
 }
 
-// staticTokens verifies bearer tokens against a fixed list, in constant
-// time for each.
-func staticTokens(tokens []string) auth.TokenVerifier {
+// staticTokens verifies bearer tokens against a fixed list, comparing
+// with every one in constant time, and gives the requests of a named
+// token its subject.
+func staticTokens(tokens []BearerToken) auth.TokenVerifier {
 	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		match := 0
+		match, name := 0, ""
 		for _, t := range tokens {
-			match |= subtle.ConstantTimeCompare([]byte(t), []byte(token))
+			m := subtle.ConstantTimeCompare([]byte(t.Token), []byte(token))
+			if m == 1 && match == 0 {
+				name = t.Name
+			}
+			match |= m
 		}
 		if match == 0 {
 			return nil, auth.ErrInvalidToken
 		}
-		return &auth.TokenInfo{}, nil
+		return &auth.TokenInfo{UserID: SubjectOf(name)}, nil
 	}
 }
 
