@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/metatools-go/metatools/errors"
 )
 
 // Change is one difference between two versions of an item.
@@ -247,4 +249,53 @@ func lineDiff(a, b []string) []diffLine {
 		}
 	}
 	return append(out, tail...)
+}
+
+// decodeJSON decodes one JSON value with numbers kept as json.Number.
+func decodeJSON(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("data after the JSON value")
+	}
+	return v, nil
+}
+
+// writeCanonical writes a decoded JSON value in the canonical form of
+// [Canonical].
+func writeCanonical(buf *bytes.Buffer, v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		buf.WriteByte('{')
+		for i, k := range sortedKeys(v) {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, k)
+			buf.WriteByte(':')
+			writeCanonical(buf, v[k])
+		}
+		buf.WriteByte('}')
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeCanonical(buf, e)
+		}
+		buf.WriteByte(']')
+	case string:
+		writeString(buf, v)
+	case json.Number:
+		buf.WriteString(canonicalNumber(v))
+	case bool:
+		buf.WriteString(strconv.FormatBool(v))
+	default: // nil
+		buf.WriteString("null")
+	}
 }

@@ -85,6 +85,9 @@ func TestEvalCataloguesHaveNoHighFinding(t *testing.T) {
 			for _, k := range keys {
 				fmt.Fprintf(&b, " %s=%d", k, counts[k])
 			}
+			if b.Len() == 0 {
+				b.WriteString(" none")
+			}
 			t.Logf("%s: %d tools, findings:%s", cat, len(items), b.String())
 		})
 	}

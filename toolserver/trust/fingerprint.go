@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // Fingerprint is the SHA-256 of an item's canonical form ([Canonical]), in
@@ -65,104 +67,235 @@ func FingerprintOf(it *Item) Fingerprint {
 // of the same item that differ only in key order, spacing or number
 // spelling have the same fingerprint.
 func Canonical(it *Item) []byte {
-	type canonicalItem struct {
-		Kind         Kind            `json:"kind"`
-		Name         string          `json:"name"`
-		Title        string          `json:"title,omitempty"`
-		Description  string          `json:"description,omitempty"`
-		InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
-		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-		Annotations  json.RawMessage `json:"annotations,omitempty"`
-		Arguments    []Argument      `json:"arguments,omitempty"`
-		URITemplate  string          `json:"uriTemplate,omitempty"`
-		MIMEType     string          `json:"mimeType,omitempty"`
-	}
-	c := canonicalItem{
-		Kind: it.Kind, Name: it.Name, Title: it.Title, Description: it.Description,
-		InputSchema: canonicalJSON(it.InputSchema), OutputSchema: canonicalJSON(it.OutputSchema),
-		Annotations: canonicalJSON(it.Annotations), Arguments: it.Arguments,
-		URITemplate: it.URITemplate, MIMEType: it.MIMEType,
-	}
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(c) // strings, raw JSON made by canonicalJSON and plain structs always encode
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	buf.Grow(64 + len(it.Description) + len(it.InputSchema) + len(it.OutputSchema) + len(it.Annotations))
+	first := true
+	field := func(name string) {
+		if !first {
+			buf.WriteByte(',')
+		}
+		first = false
+		writeString(&buf, name)
+		buf.WriteByte(':')
+	}
+	text := func(name, v string, always bool) {
+		if v != "" || always {
+			field(name)
+			writeString(&buf, v)
+		}
+	}
+	raw := func(name string, v json.RawMessage) {
+		if c := canonicalJSON(v); c != nil {
+			field(name)
+			buf.Write(c)
+		}
+	}
+	buf.WriteByte('{')
+	text("kind", string(it.Kind), true)
+	text("name", it.Name, true)
+	text("title", it.Title, false)
+	text("description", it.Description, false)
+	raw("inputSchema", it.InputSchema)
+	raw("outputSchema", it.OutputSchema)
+	raw("annotations", it.Annotations)
+	if len(it.Arguments) > 0 {
+		field("arguments")
+		buf.WriteByte('[')
+		for i, a := range it.Arguments {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			buf.WriteByte('{')
+			first = true
+			text("name", a.Name, true)
+			text("title", a.Title, false)
+			text("description", a.Description, false)
+			if a.Required {
+				field("required")
+				buf.WriteString("true")
+			}
+			buf.WriteByte('}')
+		}
+		buf.WriteByte(']')
+		first = false
+	}
+	text("uriTemplate", it.URITemplate, false)
+	text("mimeType", it.MIMEType, false)
+	buf.WriteByte('}')
+	return buf.Bytes()
 }
 
 // canonicalJSON returns the canonical form of raw, nil for empty input or
 // JSON null, and for input that is not JSON a JSON string holding it
 // (quoted, so the result still embeds as a raw message).
 func canonicalJSON(raw json.RawMessage) json.RawMessage {
-	if len(bytes.TrimSpace(raw)) == 0 {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
 		return nil
 	}
-	v, err := decodeJSON(raw)
-	if err != nil {
-		b, _ := json.Marshal("invalid JSON: " + string(raw))
-		return b
+	if !json.Valid(trimmed) {
+		var buf bytes.Buffer
+		writeString(&buf, "invalid JSON: "+string(raw))
+		return buf.Bytes()
 	}
-	if v == nil {
-		return nil
-	}
-	var buf bytes.Buffer
-	writeCanonical(&buf, v)
-	return buf.Bytes()
+	c := canonicalizer{b: trimmed}
+	c.out.Grow(len(trimmed))
+	c.value()
+	return c.out.Bytes()
 }
 
-// decodeJSON decodes one JSON value with numbers kept as json.Number.
-func decodeJSON(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("data after the JSON value")
-	}
-	return v, nil
+// canonicalizer rewrites valid JSON in canonical form: object members
+// sorted by key (all of them, duplicates kept in their order, so that no
+// duplicate escapes the fingerprint), no space, strings re-escaped,
+// numbers by canonicalNumber.
+type canonicalizer struct {
+	b   []byte
+	i   int
+	out bytes.Buffer
 }
 
-func writeCanonical(buf *bytes.Buffer, v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		keys := sortedKeys(v)
-		buf.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeString(buf, k)
-			buf.WriteByte(':')
-			writeCanonical(buf, v[k])
+func (c *canonicalizer) space() {
+	for c.i < len(c.b) && (c.b[c.i] == ' ' || c.b[c.i] == '\t' || c.b[c.i] == '\n' || c.b[c.i] == '\r') {
+		c.i++
+	}
+}
+
+func (c *canonicalizer) value() {
+	c.space()
+	switch c.b[c.i] {
+	case '{':
+		c.i++
+		type member struct {
+			key string
+			val []byte
 		}
-		buf.WriteByte('}')
-	case []any:
-		buf.WriteByte('[')
-		for i, e := range v {
-			if i > 0 {
-				buf.WriteByte(',')
+		var members []member
+		for {
+			c.space()
+			if c.b[c.i] == '}' {
+				c.i++
+				break
 			}
-			writeCanonical(buf, e)
+			key := c.str()
+			c.space()
+			c.i++ // ':'
+			sub := canonicalizer{b: c.b, i: c.i}
+			sub.value()
+			c.i = sub.i
+			members = append(members, member{key, sub.out.Bytes()})
+			c.space()
+			if c.b[c.i] == ',' {
+				c.i++
+			}
 		}
-		buf.WriteByte(']')
-	case string:
-		writeString(buf, v)
-	case json.Number:
-		buf.WriteString(canonicalNumber(v))
-	case bool:
-		buf.WriteString(strconv.FormatBool(v))
-	default: // nil
-		buf.WriteString("null")
+		slices.SortStableFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		c.out.WriteByte('{')
+		for i, m := range members {
+			if i > 0 {
+				c.out.WriteByte(',')
+			}
+			writeString(&c.out, m.key)
+			c.out.WriteByte(':')
+			c.out.Write(m.val)
+		}
+		c.out.WriteByte('}')
+	case '[':
+		c.i++
+		c.out.WriteByte('[')
+		for n := 0; ; n++ {
+			c.space()
+			if c.b[c.i] == ']' {
+				c.i++
+				break
+			}
+			if n > 0 {
+				c.out.WriteByte(',')
+			}
+			c.value()
+			c.space()
+			if c.b[c.i] == ',' {
+				c.i++
+			}
+		}
+		c.out.WriteByte(']')
+	case '"':
+		writeString(&c.out, c.str())
+	default:
+		start := c.i
+		for c.i < len(c.b) && !strings.ContainsRune(",}] \t\n\r", rune(c.b[c.i])) {
+			c.i++
+		}
+		lit := string(c.b[start:c.i])
+		switch lit {
+		case "true", "false", "null":
+			c.out.WriteString(lit)
+		default:
+			c.out.WriteString(canonicalNumber(json.Number(lit)))
+		}
 	}
 }
 
+// str reads the string at c.i (the input is valid JSON) and returns its
+// value.
+func (c *canonicalizer) str() string {
+	start := c.i
+	escaped := false
+	for j := start + 1; j < len(c.b); j++ {
+		switch c.b[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			c.i = j + 1
+			if !escaped {
+				return string(c.b[start+1 : j])
+			}
+			var s string
+			_ = json.Unmarshal(c.b[start:c.i], &s) // valid JSON, so a valid string
+			return s
+		}
+	}
+	return ""
+}
+
+// writeString writes s as a JSON string: '"' and '\\' escaped, control
+// characters as \u00XX (\n, \r and \t by name), invalid UTF-8 as
+// U+FFFD, nothing else escaped.
 func writeString(buf *bytes.Buffer, s string) {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	buf.Truncate(buf.Len() - 1)
+	buf.WriteByte('"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				buf.WriteString("\ufffd")
+			} else {
+				buf.WriteString(s[i : i+size])
+			}
+			i += size
+			continue
+		}
+		switch {
+		case c == '"' || c == '\\':
+			buf.WriteByte('\\')
+			buf.WriteByte(c)
+		case c == '\n':
+			buf.WriteString(`\n`)
+		case c == '\r':
+			buf.WriteString(`\r`)
+		case c == '\t':
+			buf.WriteString(`\t`)
+		case c < 0x20:
+			const hexDigits = "0123456789abcdef"
+			buf.WriteString(`\u00`)
+			buf.WriteByte(hexDigits[c>>4])
+			buf.WriteByte(hexDigits[c&0xf])
+		default:
+			buf.WriteByte(c)
+		}
+		i++
+	}
+	buf.WriteByte('"')
 }
 
 // canonicalNumber writes n as an integer when it is one that fits an int64,

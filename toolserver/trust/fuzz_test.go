@@ -36,6 +36,19 @@ func FuzzScan(f *testing.F) {
 			}
 		}
 		_ = trust.Skeleton(text)
+		// The canonical form is JSON, and canonical: canonicalizing the
+		// canonical schema again changes nothing.
+		c := trust.Canonical(&it)
+		require.True(t, json.Valid(c), "%s", c)
+		var parsed struct {
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		require.NoError(t, json.Unmarshal(c, &parsed))
+		again := it
+		again.InputSchema = parsed.InputSchema
+		if json.Valid([]byte(schema)) {
+			require.Equal(t, string(c), string(trust.Canonical(&again)))
+		}
 		_ = trust.FingerprintOf(&it)
 		_ = trust.FormatChanges(trust.Diff(nil, &it))
 	})

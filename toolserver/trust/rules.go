@@ -232,6 +232,15 @@ func DefaultRules() []Rule {
 			},
 		},
 		{
+			Code: "exfiltrate-conversation", Severity: SeverityHigh,
+			Description: "tells the model (must, always, before, after...) to pass on the conversation, the chat history or its context",
+			Triggers:    []string{"conversation", "conversations", "chat", "history", "messages", "dialog", "dialogue", "context"},
+			Match: []string{
+				`\b(pass|send|include|provide|attach|append|copy|forward|upload|post|put|call|invoke|fill)\b[^.!?\n]{0,40}?\b(full|entire|whole|complete|all|the|this|our|your)\s+(conversation|chat(\s+history)?|message\s+history|(previous|prior|earlier|past)\s+messages|context\s+window|dialog(ue)?)\b`,
+			},
+			With: []string{`\b(must|always|before|after|first|otherwise|make\s+sure|be\s+sure|required|remember)\b`},
+		},
+		{
 			Code: "send-to-url", Severity: SeverityMedium,
 			Description: "tells the model to send or post something to a fixed URL",
 			Triggers:    []string{"http", "https"},
