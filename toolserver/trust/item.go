@@ -130,8 +130,10 @@ func ParseID(id string) (upstream string, kind Kind, name string, err error) {
 // any value that marshals to JSON (the go-sdk client gives maps, a server
 // may hold [json.RawMessage] or a *jsonschema.Schema). The annotations are
 // written with every hint explicit, so the fingerprint does not depend on
-// how the SDK omits false hints. It fails only when a schema does not
-// marshal to JSON.
+// how the SDK omits false hints. Its Namespace is the upstream's name, the
+// catalogue's default: set it to the namespace the tool is shown under
+// ("" for an upstream that keeps its names) before the name checks. It
+// fails only when a schema does not marshal to JSON.
 func ToolItem(upstream string, t *mcp.Tool) (Item, error) {
 	it := Item{Upstream: upstream, Namespace: upstream, Kind: KindTool, Name: t.Name, Title: t.Title, Description: t.Description}
 	var err error
@@ -160,7 +162,8 @@ func ToolItem(upstream string, t *mcp.Tool) (Item, error) {
 	return it, nil
 }
 
-// PromptItem returns the item of an upstream's MCP prompt.
+// PromptItem returns the item of an upstream's MCP prompt, its Namespace
+// the upstream's name (as [ToolItem]).
 func PromptItem(upstream string, p *mcp.Prompt) Item {
 	it := Item{Upstream: upstream, Namespace: upstream, Kind: KindPrompt, Name: p.Name, Title: p.Title, Description: p.Description}
 	for _, a := range p.Arguments {
@@ -172,7 +175,7 @@ func PromptItem(upstream string, p *mcp.Prompt) Item {
 }
 
 // ResourceTemplateItem returns the item of an upstream's MCP resource
-// template.
+// template, its Namespace the upstream's name (as [ToolItem]).
 func ResourceTemplateItem(upstream string, rt *mcp.ResourceTemplate) Item {
 	return Item{Upstream: upstream, Namespace: upstream, Kind: KindResourceTemplate, Name: rt.Name, Title: rt.Title,
 		Description: rt.Description, URITemplate: rt.URITemplate, MIMEType: rt.MIMEType}
