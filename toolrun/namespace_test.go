@@ -4,10 +4,12 @@ import (
 	"context"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
 	"github.com/metatools-go/metatools/toolrun"
 )
 
@@ -60,4 +62,31 @@ func TestAuthorizeNamespace(t *testing.T) {
 		func(context.Context, *toolrun.Call) error { panic("policy bug") })))
 	err := panicky.AuthorizeNamespace(ctx, "math")
 	assert.Equal(t, errors.Internal, errors.CodeOf(err), "a policy's panic is an error, not a crash")
+}
+
+// TestAuthorizeTool shows the policies asked about a tool no index holds:
+// they see the tool, its backend and the caller, as for a call.
+func TestAuthorizeTool(t *testing.T) {
+	ctx := context.Background()
+	tool := toolmodel.Tool{Namespace: "evil", Tool: mcp.Tool{Name: "add"}}
+	backend := toolmodel.ToolBackend{Kind: toolmodel.BackendMCP, MCP: &toolmodel.MCPBackend{Server: "evil"}}
+	var seen *toolrun.Call
+	policy := toolrun.AuthorizationFunc(func(_ context.Context, call *toolrun.Call) error {
+		seen = call
+		return toolrun.AllowDeny{Deny: []string{"evil:add"}}.Authorize(ctx, call)
+	})
+	r := toolrun.New(toolrun.NewExecutorRegistry(nil), toolrun.WithAuthorization(policy))
+	err := r.AuthorizeTool(ctx, tool, backend, toolrun.CallOptions{Metadata: map[string]string{"user": "ada"}})
+	require.Error(t, err)
+	assert.Equal(t, errors.PermissionDenied, errors.CodeOf(err))
+	var e *errors.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, toolrun.OpAuthorize, e.Op)
+	assert.Equal(t, "evil:add", e.ToolID)
+	require.NotNil(t, seen)
+	assert.Equal(t, "mcp:evil", seen.Backend.Identity())
+	assert.Equal(t, "ada", seen.Metadata["user"])
+
+	tool.Name = "sub"
+	require.NoError(t, r.AuthorizeTool(ctx, tool, backend), "a tool the policies allow")
 }

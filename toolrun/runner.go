@@ -507,15 +507,33 @@ func (r *Runner) AuthorizeNamespace(ctx context.Context, ns string, opts ...Call
 	id := ns + ":*"
 	c := callState{toolID: id, op: OpAuthorize}
 	call := &Call{Tool: toolmodel.Tool{Namespace: ns, Tool: mcp.Tool{Name: "*"}}, Metadata: maps.Clone(cfg.Metadata)}
-	if err := r.authorizeNamespace(ctx, &c, call); err != nil {
+	if err := r.authorizeRecovered(ctx, &c, call); err != nil {
 		return stageError(err, OpAuthorize, id, "", stageCode(OpAuthorize))
 	}
 	return nil
 }
 
-// authorizeNamespace runs the policies of [Runner.AuthorizeNamespace]; a
-// policy's panic is its error.
-func (r *Runner) authorizeNamespace(ctx context.Context, c *callState, call *Call) (err error) {
+// AuthorizeTool reports whether the authorization policies let the
+// caller (opts' metadata) call tool on backend, a tool that need not be
+// in any index: one a catalogue withholds from its callers, say, which a
+// caller should learn of only if the policies would let it call it. The
+// error has Op [OpAuthorize].
+func (r *Runner) AuthorizeTool(ctx context.Context, tool toolmodel.Tool, backend toolmodel.ToolBackend, opts ...CallOptions) error {
+	cfg, err := newCallConfig(opts)
+	if err != nil {
+		return stageError(err, OpAuthorize, tool.ID(), "", errors.InvalidArgument)
+	}
+	c := callState{toolID: tool.ID(), identity: backend.Identity(), op: OpAuthorize}
+	call := &Call{Tool: tool, Backend: backend, Metadata: maps.Clone(cfg.Metadata)}
+	if err := r.authorizeRecovered(ctx, &c, call); err != nil {
+		return stageError(err, OpAuthorize, c.toolID, c.identity, stageCode(OpAuthorize))
+	}
+	return nil
+}
+
+// authorizeRecovered runs the policies on call; a policy's panic is its
+// error.
+func (r *Runner) authorizeRecovered(ctx context.Context, c *callState, call *Call) (err error) {
 	defer recoverPanic(&err)
 	return r.authorizeCall(ctx, c, call)
 }
