@@ -37,6 +37,10 @@ type SearchResult struct {
 	Tools []toolindex.Summary `json:"tools"`
 	// NextCursor, when not empty, continues the search.
 	NextCursor string `json:"nextCursor,omitempty"`
+	// Note, on the last page, says which tools the search could not see
+	// that the caller may reach: those of upstreams still connecting or
+	// failed, and those quarantined until an operator approves them.
+	Note string `json:"note,omitempty"`
 }
 
 // Search returns the tools offered to the caller that match the request,
@@ -81,7 +85,11 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (res SearchResu
 	if err != nil {
 		return SearchResult{}, errors.WithOp(OpSearch, err)
 	}
-	return SearchResult{Tools: tools, NextCursor: next}, nil
+	res = SearchResult{Tools: tools, NextCursor: next}
+	if next == "" {
+		res.Note = s.unseen(ctx, req.Namespace)
+	}
+	return res, nil
 }
 
 // pageFetcher reads one page of the catalogue (a listing or a search)

@@ -176,7 +176,12 @@ func (s *Service) lookup(ctx context.Context, op, id string) error {
 // unknownTool is the error of a tool that is not in the catalogue or not
 // offered to the caller of ctx.
 func (s *Service) unknownTool(ctx context.Context, op, id string) error {
+	if q, ok := s.quarantined(ctx, id); ok {
+		e := errors.Errorf(errors.NotFound, "this tool is quarantined until an operator approves it: %s", q.Reason)
+		e.Op, e.ToolID = op, id
+		return e
+	}
 	e := errors.Errorf(errors.NotFound, "no tool with this ID; search finds tools by what they do")
 	e.Op, e.ToolID = op, id
-	return s.whileConnecting(ctx, e)
+	return s.whileConnecting(ctx, s.whileDown(ctx, e))
 }

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -293,6 +295,25 @@ func TestUnknownToolWhileUpstreamsConnect(t *testing.T) {
 	}
 }
 
+// TestUnknownToolOfAnUpstreamDown shows that the answer for an unknown
+// tool of a namespace whose upstream is down says so, with its failure,
+// to a caller offered that namespace only.
+func TestUnknownToolOfAnUpstreamDown(t *testing.T) {
+	ops := newCatalogue(t, toolrun.AllowDeny{Deny: []string{"vault:*"}}).ops(t, toolops.WithUpstreams(func() []toolops.Upstream {
+		return []toolops.Upstream{
+			{Name: "jira", State: toolops.UpstreamFailed, Error: "connection refused", Namespaces: []string{"tickets"}},
+			{Name: "vault", State: toolops.UpstreamFailed, Error: "connection refused", Namespaces: []string{"vault"}},
+		}
+	}))
+	for name, op := range perTool {
+		err := op(context.Background(), ops, "tickets:create")
+		assert.Equal(t, errors.NotFound, errors.CodeOf(err), name)
+		assert.Contains(t, err.Error(), "(the upstream of namespace tickets, jira, is down: connection refused)", name)
+		err = op(context.Background(), ops, "vault:read")
+		assert.NotContains(t, err.Error(), "down", "%s: a namespace the policies hide is not explained", name)
+	}
+}
+
 func TestNewAndLimits(t *testing.T) {
 	c := newCatalogue(t, nil)
 	_, err := toolops.New(nil, nil, c.runner)
@@ -354,4 +375,47 @@ func TestUpstreamsOfHiddenNamespacesAreHidden(t *testing.T) {
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "vault", "a connecting upstream the caller is not offered is not named")
 	assert.False(t, errors.IsRetryable(err))
+}
+
+// TestQuarantinedTools shows a tool the catalogue withholds: absent from
+// searches, which say it is withheld (and which upstreams they could not
+// search), and answered as such by every
+// operation on its ID, to a caller the policies would let call it; a
+// caller they would not sees an unknown tool and no mention of it.
+func TestQuarantinedTools(t *testing.T) {
+	quarantine := func(id string) toolops.Quarantined {
+		ns, name, _ := strings.Cut(id, ":")
+		return toolops.Quarantined{ID: id, Reason: "changed since approved: description",
+			Tool: toolmodel.Tool{Namespace: ns, Tool: mcp.Tool{Name: name}}, Backend: toolrun.LocalBackendFor(id)}
+	}
+	ops := newCatalogue(t, nil).ops(t, toolops.WithUpstreams(func() []toolops.Upstream {
+		return []toolops.Upstream{{Name: "alpha", State: toolops.UpstreamUp, Namespaces: []string{"alpha"},
+			Quarantined: []toolops.Quarantined{quarantine("alpha:rugpull"), quarantine("secret:poisoned")}},
+			{Name: "slow", State: toolops.UpstreamConnecting, Attempts: 2, Namespaces: []string{"slow"}}}
+	}))
+	ctx := context.Background()
+	for name, op := range perTool {
+		err := op(ctx, ops, "alpha:rugpull")
+		assert.Equal(t, errors.NotFound, errors.CodeOf(err), name)
+		assert.Contains(t, err.Error(), "this tool is quarantined until an operator approves it: changed since approved: description", name)
+		err = op(ctx, ops, "secret:poisoned")
+		assert.Equal(t, errors.NotFound, errors.CodeOf(err), name)
+		assert.NotContains(t, err.Error(), "quarantined", "%s: a tool the policies deny stays unknown", name)
+	}
+
+	res, err := ops.Search(ctx, toolops.SearchRequest{Query: "rugpull"})
+	require.NoError(t, err)
+	for _, tool := range res.Tools {
+		assert.NotEqual(t, "alpha:rugpull", tool.ID)
+	}
+	assert.Equal(t, "Not searched: the tools of slow (connecting). Quarantined until an operator approves them: alpha:rugpull (changed since approved: description).", res.Note)
+	res, err = ops.Search(ctx, toolops.SearchRequest{Query: "one", Namespace: "alpha"})
+	require.NoError(t, err)
+	assert.Equal(t, "Quarantined until an operator approves them: alpha:rugpull (changed since approved: description).", res.Note,
+		"a search of a namespace notes only its upstreams")
+	ups := ops.Upstreams(ctx)
+	require.Len(t, ups, 2)
+	assert.Equal(t, []string{"alpha:rugpull"}, []string{ups[0].Quarantined[0].ID}, "the denied tool is not listed")
+	assert.Len(t, ups[0].Quarantined, 1)
+	assert.Contains(t, toolops.StatusText(ups, time.Now()), "- alpha (): up, 0 tools; quarantined until an operator approves them: alpha:rugpull (changed since approved: description)")
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/metatools-go/metatools/errors"
+	"github.com/metatools-go/metatools/toolmodel"
 )
 
 // The states of an [Upstream].
@@ -61,6 +62,23 @@ type Upstream struct {
 	// name or schema no catalogue tool can have. The other tools are
 	// served.
 	Skipped []string `json:"skipped,omitempty"`
+	// Quarantined are the upstream's tools the catalogue withholds from
+	// every caller until an operator approves them (a tool changed since
+	// it was approved, one with a dangerous description, ...). A caller
+	// is told only of those the policies would let it call.
+	Quarantined []Quarantined `json:"quarantined,omitempty"`
+}
+
+// Quarantined is a tool of an upstream that the catalogue withholds.
+type Quarantined struct {
+	// ID is the tool's ID, as it would be served.
+	ID string `json:"id"`
+	// Reason says why it is withheld.
+	Reason string `json:"reason"`
+	// Tool and Backend are the tool as the upstream lists it: the
+	// policies are asked about them before a caller is told of it.
+	Tool    toolmodel.Tool        `json:"-"`
+	Backend toolmodel.ToolBackend `json:"-"`
 }
 
 // Upstreams returns the state of the sources of the catalogue's tools,
@@ -69,7 +87,9 @@ type Upstream struct {
 // left out, its failure and its stderr with it, and so is one whose tools
 // are not there (it is down, or connecting) when the policies refuse its
 // namespaces as a whole ([toolrun.Runner.AuthorizeNamespace]). An
-// upstream that names no namespace is reported.
+// upstream that names no namespace is reported. Its quarantined tools
+// are those the policies would let the caller call
+// ([toolrun.Runner.AuthorizeTool]).
 func (s *Service) Upstreams(ctx context.Context) []Upstream {
 	if s.upstreams == nil {
 		return nil
@@ -77,9 +97,15 @@ func (s *Service) Upstreams(ctx context.Context) []Upstream {
 	all := s.upstreams()
 	out := make([]Upstream, 0, len(all))
 	for _, u := range all {
-		if s.upstreamOffered(ctx, u) {
-			out = append(out, u)
+		if !s.upstreamOffered(ctx, u) {
+			continue
 		}
+		if len(u.Quarantined) > 0 {
+			u.Quarantined = slices.DeleteFunc(slices.Clone(u.Quarantined), func(q Quarantined) bool {
+				return s.runner.AuthorizeTool(ctx, q.Tool, q.Backend, callOptions(ctx)) != nil
+			})
+		}
+		out = append(out, u)
 	}
 	return out
 }
@@ -127,6 +153,9 @@ func StatusText(ups []Upstream, now time.Time) string {
 		if u.Error != "" {
 			fmt.Fprintf(&b, ": %s", u.Error)
 		}
+		if len(u.Quarantined) > 0 {
+			fmt.Fprintf(&b, "; quarantined until an operator approves them: %s", quarantinedText(u.Quarantined))
+		}
 		if u.State == UpstreamFailed {
 			if u.NextRetry.IsZero() {
 				b.WriteString("; not retried")
@@ -137,6 +166,86 @@ func StatusText(ups []Upstream, now time.Time) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// quarantinedText lists quarantined tools with their reasons.
+func quarantinedText(qs []Quarantined) string {
+	parts := make([]string, len(qs))
+	for i, q := range qs {
+		parts[i] = fmt.Sprintf("%s (%s)", q.ID, q.Reason)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// quarantined returns the tool id when the catalogue withholds it and the
+// caller of ctx could call it otherwise.
+func (s *Service) quarantined(ctx context.Context, id string) (Quarantined, bool) {
+	if s.upstreams == nil {
+		return Quarantined{}, false
+	}
+	for _, u := range s.upstreams() {
+		for _, q := range u.Quarantined {
+			if q.ID == id {
+				return q, s.runner.AuthorizeTool(ctx, q.Tool, q.Backend, callOptions(ctx)) == nil
+			}
+		}
+	}
+	return Quarantined{}, false
+}
+
+// unseen says which tools a search of namespace ns (all when empty)
+// could not see although the caller of ctx may reach them: those of
+// upstreams still connecting or failed, and those quarantined. It is
+// empty when there are none, which it finds without asking the policies.
+func (s *Service) unseen(ctx context.Context, ns string) string {
+	if s.upstreams == nil {
+		return ""
+	}
+	concerned := func(u Upstream) bool {
+		return (ns == "" || slices.Contains(u.Namespaces, ns)) && (u.State != UpstreamUp || len(u.Quarantined) > 0)
+	}
+	if !slices.ContainsFunc(s.upstreams(), concerned) {
+		return ""
+	}
+	var down []string
+	var withheld []Quarantined
+	for _, u := range s.Upstreams(ctx) {
+		if !concerned(u) {
+			continue
+		}
+		if u.State != UpstreamUp {
+			down = append(down, fmt.Sprintf("%s (%s)", u.Name, u.State))
+		}
+		withheld = append(withheld, u.Quarantined...)
+	}
+	var notes []string
+	if len(down) > 0 {
+		notes = append(notes, "Not searched: the tools of "+strings.Join(down, ", ")+".")
+	}
+	if len(withheld) > 0 {
+		notes = append(notes, "Quarantined until an operator approves them: "+quarantinedText(withheld)+".")
+	}
+	return strings.Join(notes, " ")
+}
+
+// whileDown returns e, the error of an unknown tool, with the failure of
+// the upstream of the tool's namespace when that upstream is down: the
+// tool may be one of its own.
+func (s *Service) whileDown(ctx context.Context, e *errors.Error) *errors.Error {
+	ns, _, ok := strings.Cut(e.ToolID, ":")
+	if !ok || s.upstreams == nil || !slices.ContainsFunc(s.upstreams(), func(u Upstream) bool {
+		return u.State == UpstreamFailed && slices.Contains(u.Namespaces, ns)
+	}) {
+		return e
+	}
+	for _, u := range s.Upstreams(ctx) {
+		if u.State == UpstreamFailed && slices.Contains(u.Namespaces, ns) {
+			hinted := *e
+			hinted.Err = fmt.Errorf("%w (the upstream of namespace %s, %s, is down: %s)", e.Err, ns, u.Name, u.Error)
+			return &hinted
+		}
+	}
+	return e
 }
 
 // whileConnecting returns e, when upstreams are still making their first
