@@ -54,6 +54,8 @@ type toolSummary struct {
 type searchOutput struct {
 	Tools      []toolSummary `json:"tools"`
 	NextCursor string        `json:"nextCursor,omitempty"`
+	// Note says which tools the search could not see (toolops.SearchResult).
+	Note string `json:"note,omitempty"`
 	// TypeScript declares the tools found, for execute_code; only with
 	// code mode.
 	TypeScript string `json:"typescript,omitempty"`
@@ -289,7 +291,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	if err != nil {
 		return toolError(err), nil
 	}
-	out := searchOutput{Tools: make([]toolSummary, len(found.Tools)), NextCursor: found.NextCursor}
+	out := searchOutput{Tools: make([]toolSummary, len(found.Tools)), NextCursor: found.NextCursor, Note: found.Note}
 	for i, item := range found.Tools {
 		out.Tools[i] = toolSummary{ID: item.ID, Title: item.Title, Description: item.Description, Tags: item.Tags}
 	}
@@ -343,6 +345,9 @@ func searchText(out searchOutput) string {
 	}
 	if out.NextCursor != "" {
 		fmt.Fprintf(&text, "More: cursor %q\n", out.NextCursor)
+	}
+	if out.Note != "" {
+		text.WriteString(out.Note + "\n")
 	}
 	return text.String()
 }

@@ -51,6 +51,7 @@ type Server struct {
 	// (WithUpstreams), and the namespaces whose tools keep their names.
 	upstreamSessions Upstreams
 	upstreams        []Upstream
+	upstreamTrust    UpstreamTrust
 	keepNames        map[string]bool
 	forward          *forward.Forwarder
 	metaTools        map[string]bool // the meta-tools' names
@@ -151,7 +152,7 @@ func New(ops *toolops.Service, opts ...Option) (*Server, error) {
 	mcpOpts := &mcp.ServerOptions{Instructions: s.instructions, Logger: s.logger}
 	if s.upstreamSessions != nil && len(s.upstreams) > 0 {
 		s.forward = forward.New(forward.Config{
-			Sessions: s.upstreamSessions, States: ops, Upstreams: s.upstreams,
+			Sessions: s.upstreamSessions, States: ops, Upstreams: s.upstreams, Trust: s.upstreamTrust,
 			Reached: ops.NamespaceReached, Clash: s.clash, Logger: s.logger,
 		})
 		s.forward.ServerOptions(mcpOpts)

@@ -58,6 +58,21 @@ func WithUpstreams(sessions Upstreams, upstreams ...Upstream) Option {
 	}
 }
 
+// UpstreamTrust says which of an upstream's prompts and resource
+// templates a server forwards to its clients ([WithUpstreamTrust]):
+// descriptions reach the model, so a catalogue that withholds an
+// upstream's tools it does not trust (package trust) withholds those too.
+// It is given the upstream's name (as [Upstreams] knows it) and each list
+// that succeeded, and returns what it admits, in order. A nil function
+// admits everything.
+type UpstreamTrust = forward.Trust
+
+// WithUpstreamTrust makes the server forward, of its upstreams' prompts
+// and resource templates ([WithUpstreams]), only those t admits.
+func WithUpstreamTrust(t UpstreamTrust) Option {
+	return func(s *Server) { s.upstreamTrust = t }
+}
+
 // UpstreamChanged tells the server that an upstream of [WithUpstreams]
 // reported a change of its resources, resource templates or prompts
 // (notifications/resources/list_changed, notifications/prompts/list_changed).

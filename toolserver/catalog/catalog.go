@@ -92,6 +92,7 @@ type Catalog struct {
 
 	executors   *toolrun.ExecutorRegistry
 	telemetry   *telemetry
+	trust       *gate
 	mcp         *mcpexec.Manager
 	grpc        *grpcexec.Executor
 	searcher    io.Closer
@@ -221,6 +222,10 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		c.Close()
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
+	if c.trust, err = newGate(cfg, o.logger); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("trust: %w", err)
+	}
 	if closer, ok := searcher.(io.Closer); ok {
 		c.searcher = closer
 	}
@@ -263,7 +268,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 			continue
 		}
 		namespace := config.NamespaceOf(s.Namespace, s.Name)
-		src := c.track(len(jobs), c.mcp.Source(s.Name, namespace))
+		src := c.track(len(jobs), s.Name, c.mcp.Source(s.Name, namespace))
 		indexOpts = append(indexOpts, toolindex.WithSource(src))
 		j.connect = func(ctx context.Context) (int, error) { return c.refresh(ctx, src) }
 		// Once up, the servers built over the catalogue list its
@@ -274,12 +279,12 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		c.mcpUpstreams = append(c.mcpUpstreams, toolserver.Upstream{Server: s.Name, Namespace: namespace, KeepNames: s.KeepNames, Deferred: !s.KeepNames})
 	}
 	for i := range cfg.OpenAPI {
-		o := cfg.OpenAPI[i]
+		o, at := cfg.OpenAPI[i], len(jobs)
 		jobs = append(jobs, job{upstream: toolops.Upstream{Kind: "openapi", Name: o.Name, Namespaces: []string{config.NamespaceOf(o.Namespace, o.Name)}}, retry: true,
-			connect: func(ctx context.Context) (int, error) { return c.addOpenAPI(ctx, cfg, i) }})
+			connect: func(ctx context.Context) (int, error) { return c.addOpenAPI(ctx, cfg, i, at) }})
 	}
 	for _, g := range cfg.GRPC {
-		src := c.track(len(jobs), c.grpc.Source(grpcSpec(cfg, g)))
+		src := c.track(len(jobs), g.Name, c.grpc.Source(grpcSpec(cfg, g)))
 		indexOpts = append(indexOpts, toolindex.WithSource(src))
 		jobs = append(jobs, job{upstream: toolops.Upstream{Kind: "grpc", Name: g.Name, Namespaces: []string{config.NamespaceOf(g.Namespace, g.Name)}}, retry: true,
 			connect: func(ctx context.Context) (int, error) { return c.refresh(ctx, src) }})
@@ -317,6 +322,13 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	// from the moment it connects.
 	c.stopRefresh = c.mcp.AutoRefresh(c.Index)
 	c.start(jobs, connectTimeout, o.progress)
+	relist := map[string]func(context.Context) (int, error){}
+	for _, j := range jobs {
+		if j.upstream.Kind != "builtin" {
+			relist[j.upstream.Name] = j.connect
+		}
+	}
+	c.wg.Go(func() { c.watchApprovals(relist) })
 	return c, nil
 }
 
@@ -537,26 +549,35 @@ func (c *Catalog) update(i int, progress func(toolops.Upstream, bool), done bool
 	}
 }
 
-// trackedSource is a source of the i-th upstream whose listings the
-// catalogue watches: the outcome of the last one, and, once the upstream
-// is up, its tool count after each refresh.
+// trackedSource is a source of the i-th upstream, named name, whose
+// listings the catalogue watches: what its trust admits of each, the
+// outcome of the last one, and, once the upstream is up, its tool count
+// after each refresh.
 type trackedSource struct {
 	toolindex.Source
-	c *Catalog
-	i int
+	c    *Catalog
+	i    int
+	name string
 
 	mu    sync.Mutex
 	tools int
 	err   error
 }
 
-func (c *Catalog) track(i int, src toolindex.Source) *trackedSource {
-	return &trackedSource{Source: src, c: c, i: i}
+func (c *Catalog) track(i int, name string, src toolindex.Source) *trackedSource {
+	return &trackedSource{Source: src, c: c, i: i, name: name}
 }
 
-// ListTools implements [toolindex.Source].
+// ListTools implements [toolindex.Source]: it lists the tools of the
+// source that the upstream's trust admits.
 func (s *trackedSource) ListTools(ctx context.Context) ([]toolindex.Registration, error) {
 	regs, err := s.Source.ListTools(ctx)
+	if err == nil {
+		var withheld []toolops.Quarantined
+		if regs, withheld, err = s.c.trust.tools(s.name, regs); err == nil {
+			s.c.withhold(s.i, withheld)
+		}
+	}
 	s.mu.Lock()
 	s.err = err
 	if err == nil {
@@ -571,6 +592,14 @@ func (s *trackedSource) ListTools(ctx context.Context) ([]toolindex.Registration
 		s.c.mu.Unlock()
 	}
 	return regs, err
+}
+
+// withhold records the tools of the i-th upstream that its trust keeps
+// from the catalogue.
+func (c *Catalog) withhold(i int, tools []toolops.Quarantined) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.upstreams[i].Quarantined = tools
 }
 
 // refresh refreshes a source in the index and returns its tool count, or
@@ -596,6 +625,11 @@ func (c *Catalog) addBuiltin(ctx context.Context, local *toolrun.LocalExecutor, 
 	if err := builtin.Register(ctx, c.Index, local, tools); err != nil {
 		return 0, err
 	}
+	ids := make([]string, len(tools))
+	for i, t := range tools {
+		ids[i] = t.ID()
+	}
+	c.trust.builtin(ids)
 	entries := make([]tooldocs.Entry, 0, len(tools))
 	for _, t := range tools {
 		e := tooldocs.Entry{ToolID: t.ID(), Source: "builtin"}
@@ -627,8 +661,9 @@ func builtinNamespaces(opts []builtin.Option) []string {
 }
 
 // addOpenAPI imports the operations of the i-th OpenAPI document of cfg,
-// from a file or a URL, within ctx (the connect timeout).
-func (c *Catalog) addOpenAPI(ctx context.Context, cfg *config.Config, i int) (int, error) {
+// the upstream at, from a file or a URL, within ctx (the connect
+// timeout): those its trust admits.
+func (c *Catalog) addOpenAPI(ctx context.Context, cfg *config.Config, i, at int) (int, error) {
 	o := cfg.OpenAPI[i]
 	opts := []openapi.Option{openapi.WithCredentials(func(scheme string) openapi.Credentials {
 		return openapi.Credentials{Secret: o.Secrets[scheme], Username: o.Usernames[scheme]}
@@ -651,6 +686,11 @@ func (c *Catalog) addOpenAPI(ctx context.Context, cfg *config.Config, i int) (in
 	if err != nil {
 		return 0, err
 	}
+	regs, withheld, err := c.trust.tools(o.Name, regs)
+	if err != nil {
+		return 0, err
+	}
+	c.withhold(at, withheld)
 	if err := c.Index.RegisterMany(ctx, regs); err != nil {
 		return 0, err
 	}
@@ -710,6 +750,7 @@ func (c *Catalog) MetricsHandler() http.Handler {
 func (c *Catalog) serverOptions() []toolserver.Option {
 	opts := []toolserver.Option{
 		toolserver.WithUpstreams(c.mcp, c.mcpUpstreams...),
+		toolserver.WithUpstreamTrust(c.trust.upstreamTrust()),
 		toolserver.WithPassthrough(c.cfg.Server.Passthrough...),
 		toolserver.WithTracerProvider(c.telemetry.tracerProvider()),
 		toolserver.WithMeterProvider(c.telemetry.meterProvider()),
@@ -808,6 +849,7 @@ func (c *Catalog) Upstreams() []toolops.Upstream {
 	out := slices.Clone(c.upstreams)
 	for i := range out {
 		out[i].Skipped = slices.Clone(out[i].Skipped)
+		out[i].Quarantined = slices.Clone(out[i].Quarantined)
 	}
 	return out
 }

@@ -97,6 +97,7 @@ import (
 	"github.com/metatools-go/metatools/toolruntime"
 	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/builtin"
+	"github.com/metatools-go/metatools/toolserver/trust"
 )
 
 // Example is a commented configuration file showing every field.
@@ -120,6 +121,8 @@ type Config struct {
 	Builtin Builtin `yaml:"builtin"`
 	// Telemetry configures OpenTelemetry.
 	Telemetry Telemetry `yaml:"telemetry"`
+	// Trust configures the pins of upstream tools.
+	Trust Trust `yaml:"trust"`
 	// MCPServers are upstream MCP servers.
 	MCPServers []MCPServer `yaml:"mcpServers"`
 	// OpenAPI are HTTP APIs described by OpenAPI documents.
@@ -130,6 +133,33 @@ type Config struct {
 	// dir is the directory of the file, against which relative paths are
 	// resolved.
 	dir string
+}
+
+// Trust configures where the upstreams' tools are pinned. Each
+// upstream says how far it is trusted ([UpstreamTrust]).
+type Trust struct {
+	// Store is the file of the pins (a bbolt database, relative to the
+	// configuration file); empty means the user's state directory
+	// ($XDG_STATE_HOME/metatools/pins.db, or
+	// ~/.local/state/metatools/pins.db).
+	Store string `yaml:"store"`
+}
+
+// UpstreamTrust is how far an upstream's tools, prompts and resource
+// templates are trusted: they are an instruction channel to the model.
+type UpstreamTrust struct {
+	// Trust is the upstream's mode: "pin" (the default) admits new items
+	// and pins them, and withholds a changed one until an operator
+	// approves it; "review" withholds new ones too; "trusted" checks
+	// nothing. Under pin and review, an item whose description or schema
+	// holds a high-severity finding (hidden characters, instructions aimed
+	// at the model, a name confusable with another upstream's) is withheld
+	// too.
+	Trust trust.Mode `yaml:"trust"`
+	// Approved are fingerprints (as `metatools tools review` shows them)
+	// admitted without review, for deployments whose replicas share their
+	// approvals through the configuration.
+	Approved []trust.Fingerprint `yaml:"approved"`
 }
 
 // Telemetry says where the server's OpenTelemetry signals go. Each is off
@@ -410,6 +440,8 @@ type MCPServer struct {
 	// after a failure that may have reached the server, beyond those it
 	// annotates readOnlyHint or idempotentHint (see [ToolPatterns]).
 	Idempotent ToolPatterns `yaml:"idempotent"`
+	// UpstreamTrust says how far the server's tools are trusted.
+	UpstreamTrust `yaml:",inline"`
 }
 
 // OpenAPI is an HTTP API whose operations become tools.
@@ -438,6 +470,8 @@ type OpenAPI struct {
 	// openapi.DefaultMaxDocumentBytes (8 MiB). A larger document is
 	// refused before it is parsed.
 	MaxDocumentBytes int64 `yaml:"maxDocumentBytes"`
+	// UpstreamTrust says how far the API's tools are trusted.
+	UpstreamTrust `yaml:",inline"`
 }
 
 // GRPC is a gRPC service whose methods become tools.
@@ -459,6 +493,8 @@ type GRPC struct {
 	// methods whose idempotency_level is NO_SIDE_EFFECTS or IDEMPOTENT
 	// (see [ToolPatterns]).
 	Idempotent ToolPatterns `yaml:"idempotent"`
+	// UpstreamTrust says how far the service's tools are trusted.
+	UpstreamTrust `yaml:",inline"`
 }
 
 // ToolPatterns lists tools of one upstream by their own names, without
@@ -844,10 +880,21 @@ func (c *Config) problems() []Problem {
 			}
 		}
 	}
+	trusted := func(at keyPath, t UpstreamTrust) {
+		if _, err := trust.ParseMode(string(t.Trust)); err != nil {
+			add(at.with("trust"), "%q must be pin, review or trusted", t.Trust)
+		}
+		for i, f := range t.Approved {
+			if !f.Valid() {
+				add(at.with("approved", i), "%q is not a fingerprint: 64 lower-case hex digits, as metatools tools review shows them", f)
+			}
+		}
+	}
 	for i, s := range c.MCPServers {
 		at := keyPath{"mcpServers", i}
 		upstream(at, s.Name, s.Namespace)
 		idempotent(at, s.Idempotent)
+		trusted(at, s.UpstreamTrust)
 		validateProcess(at, s, add)
 		before := len(p)
 		switch {
@@ -883,6 +930,7 @@ func (c *Config) problems() []Problem {
 		at := keyPath{"openapi", i}
 		upstream(at, o.Name, o.Namespace)
 		idempotent(at, o.Idempotent)
+		trusted(at, o.UpstreamTrust)
 		if o.Spec == "" {
 			add(at, "needs a spec: the path or URL of an OpenAPI document")
 		}
@@ -895,6 +943,7 @@ func (c *Config) problems() []Problem {
 		at := keyPath{"grpc", i}
 		upstream(at, g.Name, g.Namespace)
 		idempotent(at, g.Idempotent)
+		trusted(at, g.UpstreamTrust)
 		if g.Address == "" {
 			add(at, "needs an address, host:port")
 		}
@@ -988,4 +1037,14 @@ func limitPath(section keyPath, err error) (at keyPath, ok bool) {
 		}
 	}
 	return section.with(strings.Join(words, "")), true
+}
+
+// TrustStore returns the path of the pin store: [Trust.Store] relative
+// to the configuration file, or the user's state directory's
+// (trust.DefaultPath).
+func (c *Config) TrustStore() (string, error) {
+	if c.Trust.Store != "" {
+		return c.Path(c.Trust.Store), nil
+	}
+	return trust.DefaultPath()
 }

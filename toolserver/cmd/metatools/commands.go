@@ -28,6 +28,7 @@ import (
 	"github.com/metatools-go/metatools/toolserver/config"
 	"github.com/metatools-go/metatools/toolserver/internal/cost"
 	"github.com/metatools-go/metatools/toolserver/internal/spell"
+	"github.com/metatools-go/metatools/toolserver/trust"
 )
 
 // configError is a configuration that cannot be used.
@@ -401,6 +402,9 @@ func (e *env) search(ctx context.Context, args []string) error {
 	for i, t := range found {
 		fmt.Fprintf(e.stdout, "%2d. %s\n    %s\n", i+1, t.ID, t.Description)
 	}
+	if page.Note != "" {
+		fmt.Fprintln(e.stdout, page.Note)
+	}
 	return nil
 }
 
@@ -609,6 +613,14 @@ func (e *env) readArguments(spec string) (map[string]any, error) {
 }
 
 func (e *env) tools(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "review":
+			return e.toolsReview(args[1:])
+		case "approve":
+			return e.toolsApprove(args[1:])
+		}
+	}
 	fs := e.flags("tools")
 	var c common
 	c.register(fs)
@@ -648,6 +660,106 @@ func (e *env) tools(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "\n%d tools\n", len(all))
 	return nil
+}
+
+// openPins opens the pin store of the configuration at path.
+func openPins(path string) (*trust.Store, error) {
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	pins, err := cfg.TrustStore()
+	if err != nil {
+		return nil, configError{err}
+	}
+	return trust.Open(pins)
+}
+
+// toolsReview lists the upstream tools, prompts and resource templates
+// that wait for an operator's approval: why, what the scanner found, and
+// what changed since the version approved.
+func (e *env) toolsReview(args []string) error {
+	fs := e.flags("tools review")
+	var c common
+	c.register(fs)
+	if rest, err := parse(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usagef("tools review takes no arguments, got %q", rest)
+	}
+	store, err := openPins(c.configPath)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	pending, err := store.Pending()
+	if err != nil {
+		return err
+	}
+	if c.json {
+		return e.printJSON(pending)
+	}
+	for _, r := range pending {
+		p := r.Pending
+		fmt.Fprintf(e.stdout, "%s  (%s of %s, fingerprint %s, waiting since %s)\n  why: %s\n", r.ID, r.Kind, r.Upstream,
+			p.Fingerprint, p.At.Format(time.RFC3339), p.Reason)
+		for _, f := range p.Findings {
+			fmt.Fprintf(e.stdout, "  found: %s\n", f.String())
+		}
+		if changes := r.Diff(); len(changes) > 0 {
+			fmt.Fprintf(e.stdout, "  changed since approved:\n%s", indent(trust.FormatChanges(changes), "    "))
+		}
+		fmt.Fprintln(e.stdout)
+	}
+	fmt.Fprintf(e.stdout, "%d waiting; metatools tools approve ID... (or --upstream NAME) admits them\n", len(pending))
+	return nil
+}
+
+// toolsApprove approves what waits: the items named, or all of an
+// upstream's.
+func (e *env) toolsApprove(args []string) error {
+	fs := e.flags("tools approve")
+	var c common
+	c.register(fs)
+	upstream := fs.String("upstream", "", "approve everything upstream `NAME` has waiting")
+	ids, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if (len(ids) == 0) == (*upstream == "") {
+		return usagef("tools approve takes the IDs tools review shows, or --upstream NAME")
+	}
+	store, err := openPins(c.configPath)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	var approved []trust.Record
+	if *upstream != "" {
+		approved, err = store.ApproveUpstream(*upstream)
+	} else {
+		approved, err = store.Approve(ids...)
+	}
+	if err != nil {
+		return err
+	}
+	if c.json {
+		return e.printJSON(approved)
+	}
+	for _, r := range approved {
+		fmt.Fprintf(e.stdout, "approved %s (fingerprint %s)\n", r.ID, r.Approved.Fingerprint)
+	}
+	fmt.Fprintf(e.stdout, "%d approved: a running metatools admits them within %s\n", len(approved), catalog.TrustPoll)
+	return nil
+}
+
+// indent prefixes each line of text with prefix.
+func indent(text, prefix string) string {
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		b.WriteString(prefix + line)
+	}
+	return b.String()
 }
 
 func (e *env) config(args []string) error {

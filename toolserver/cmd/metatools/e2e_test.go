@@ -88,11 +88,27 @@ func TestMain(m *testing.M) {
 	// a process-wide pool of workers started when it is loaded, shared by
 	// every index: they are not ours to stop.
 	bleveWorkers := goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker")
+	state := testStateHome()
 	goleak.VerifyTestMain(m, bleveWorkers, goleak.Cleanup(func(int) {
 		if built.dir != "" {
 			_ = os.RemoveAll(built.dir)
 		}
+		_ = os.RemoveAll(state)
 	}))
+}
+
+// testStateHome points XDG_STATE_HOME, for the tests and the processes
+// they start, at a directory of their own, which it returns: the pins of
+// upstream tools are not written in the user's state directory.
+func testStateHome() string {
+	state, err := os.MkdirTemp("", "metatools-state-")
+	if err != nil {
+		panic(err)
+	}
+	if err := os.Setenv("XDG_STATE_HOME", state); err != nil {
+		panic(err)
+	}
+	return state
 }
 
 // everythingConfig writes a configuration with server-everything as an

@@ -164,6 +164,8 @@ Usage:
   metatools describe [--config FILE] [--level summary|schema|full] ID
   metatools run [--config FILE] [--backend ID] [--timeout D] [--out DIR] ID [JSON | @FILE | -]
   metatools tools [--config FILE] [--namespace NS]
+  metatools tools review [--config FILE]
+  metatools tools approve [--config FILE] [--upstream NAME] [ID...]
   metatools exec [--config FILE] [--language L] [--timeout D] [--profile P] [--trace] FILE | -
   metatools config validate FILE
   metatools config import FILE

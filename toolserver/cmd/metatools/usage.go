@@ -61,8 +61,22 @@ var commandDocs = map[string]commandDoc{
 		example: `metatools exec --profile standard --trace - <<< 'return await tools.math.eval({expression: "6*7"})'`,
 	},
 	"tools": {
-		summary: "List every tool of the catalogue, or of one namespace.",
+		summary: "List every tool of the catalogue, or of one namespace. Subcommands:\n" +
+			"  review          list the upstream tools, prompts and templates withheld until approved\n" +
+			"  approve ID...   approve them (--upstream NAME: all of an upstream's)",
 		example: "metatools tools --namespace time",
+	},
+	"tools review": {
+		summary: "List what the upstreams offer that waits for an operator's approval before the model sees\n" +
+			"it (a tool changed since it was approved, a new one under trust: review, one whose\n" +
+			"description or schema holds a dangerous finding): why, the findings, and what changed.",
+		example: "metatools tools review --config metatools.yaml",
+	},
+	"tools approve": {
+		args: "ID...",
+		summary: "Approve what tools review lists, by ID or for a whole upstream: it is pinned as approved,\n" +
+			"and a running metatools serves it within seconds.",
+		example: "metatools tools approve --config metatools.yaml --upstream github",
 	},
 	"config": {
 		args: "SUBCOMMAND",

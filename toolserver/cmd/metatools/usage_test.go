@@ -26,6 +26,8 @@ var everyCommand = []struct {
 	{"describe", true},
 	{"run", true},
 	{"tools", true},
+	{"tools review", true},
+	{"tools approve", true},
 	{"exec", true},
 	{"config", false},
 	{"config validate", true},

@@ -139,6 +139,7 @@ type Forwarder struct {
 	logger   *slog.Logger
 	reached  func(ctx context.Context, namespace string) bool
 	clash    func(msg string)
+	trust    Trust
 	sessions Upstreams
 	states   States
 	ups      []*upstreamState // in the configured order: the first wins a clash
@@ -215,6 +216,18 @@ type Config struct {
 	// Logger reports the upstreams that cannot be listed and what they
 	// offer that cannot be served.
 	Logger *slog.Logger
+	// Trust keeps of the upstreams' prompts and resource templates those
+	// that may reach the clients.
+	Trust Trust
+}
+
+// Trust keeps, of the lists of an upstream's prompts and resource
+// templates, what may reach the model: each function returns, in order,
+// the items of the list it is given that it admits; a nil one admits
+// all.
+type Trust struct {
+	Prompts   func(server string, prompts []*mcp.Prompt) []*mcp.Prompt
+	Templates func(server string, templates []*mcp.ResourceTemplate) []*mcp.ResourceTemplate
 }
 
 // New returns a forwarder of the upstreams cfg names; [Forwarder.Start]
@@ -222,7 +235,7 @@ type Config struct {
 func New(cfg Config) *Forwarder {
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &Forwarder{
-		logger: cfg.Logger, reached: cfg.Reached, clash: cfg.Clash,
+		logger: cfg.Logger, reached: cfg.Reached, clash: cfg.Clash, trust: cfg.Trust,
 		sessions: cfg.Sessions, states: cfg.States, byServer: map[string]*upstreamState{},
 		ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1),
 		pending: map[string]bool{}, resources: map[string]served{}, templates: map[string]served{},
@@ -366,9 +379,15 @@ func (a *Forwarder) list(u *upstreamState) {
 	if caps.Resources != nil {
 		resources, resErr = collect(sess.Resources(ctx, nil))
 		templates, tmplErr = collect(sess.ResourceTemplates(ctx, nil))
+		if tmplErr == nil && a.trust.Templates != nil {
+			templates = a.trust.Templates(u.Server, templates)
+		}
 	}
 	if caps.Prompts != nil {
 		prompts, promptErr = collect(sess.Prompts(ctx, nil))
+		if promptErr == nil && a.trust.Prompts != nil {
+			prompts = a.trust.Prompts(u.Server, prompts)
+		}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
