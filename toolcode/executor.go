@@ -100,6 +100,8 @@ type Executor struct {
 	tracer    trace.Tracer
 	durations metric.Float64Histogram
 	starts    metric.Float64Histogram
+	// admission, when set, bounds the executions that run at once.
+	admission *admission
 	// err is an option's fault (invalid limits), which every execution
 	// then fails with: an option cannot return it.
 	err error
@@ -234,6 +236,14 @@ func (x *Executor) execute(ctx context.Context, p ExecuteParams) (*Result, error
 	callerCtx := ctx
 	if len(p.Metadata) > 0 {
 		callerCtx = toolops.WithCaller(ctx, toolops.Caller{Metadata: maps.Clone(p.Metadata)})
+	}
+	if x.admission != nil {
+		leave, err := x.admission.enter(callerCtx)
+		if err != nil {
+			res.Duration = time.Since(begin)
+			return res, err
+		}
+		defer leave()
 	}
 	e := &env{
 		ops: x.ops, masker: x.masker, limits: limits, start: begin,
