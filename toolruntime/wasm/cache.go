@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -16,13 +17,20 @@ import (
 // trimming, the directory would grow with every upgrade.
 const CacheRetention = 5 * 24 * time.Hour
 
+// CacheEntries bounds the modules whose compiled code the cache keeps,
+// within the retention too: the one starting and the others used most
+// recently (about 150 MB each), for the machines that switch between a
+// few builds of the runner within days.
+const CacheEntries = 3
+
 // cacheEntryNameLen is the length of the name of a module's entry: the
 // hexadecimal first half of the SHA-256 of its content.
 const cacheEntryNameLen = sha256.Size
 
 // openCacheEntry returns the directory, under dir, of the machine code
 // compiled from module, created if need be and marked as used now, and
-// removes the entries of other modules unused for [CacheRetention].
+// removes the entries of other modules unused for [CacheRetention], and
+// the least recently used beyond [CacheEntries].
 // Only directories named as entries are removed: dir may hold anything
 // else.
 func openCacheEntry(dir string, module []byte, now time.Time) (string, error) {
@@ -38,13 +46,27 @@ func openCacheEntry(dir string, module []byte, now time.Time) (string, error) {
 	// A cache that cannot be trimmed still serves: errors are ignored,
 	// and another process may be trimming it too.
 	others, _ := os.ReadDir(dir)
+	type used struct {
+		name string
+		at   time.Time
+	}
+	var kept []used
 	for _, e := range others {
 		if e.Name() == name || !e.IsDir() || !isCacheEntryName(e.Name()) {
 			continue
 		}
-		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > CacheRetention {
+		info, err := e.Info()
+		switch {
+		case err != nil:
+		case now.Sub(info.ModTime()) > CacheRetention:
 			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		default:
+			kept = append(kept, used{e.Name(), info.ModTime()})
 		}
+	}
+	slices.SortFunc(kept, func(a, b used) int { return b.at.Compare(a.at) })
+	for _, e := range kept[min(len(kept), CacheEntries-1):] {
+		_ = os.RemoveAll(filepath.Join(dir, e.name))
 	}
 	return entry, nil
 }

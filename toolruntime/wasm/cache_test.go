@@ -58,6 +58,26 @@ func TestCacheEntries(t *testing.T) {
 	assert.NoDirExists(t, recent)
 }
 
+// TestCacheEntriesBounded shows the cache keeping the entries of the
+// modules used most recently, within the retention, up to CacheEntries.
+func TestCacheEntriesBounded(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	var entries []string
+	for i := range CacheEntries + 2 {
+		path, err := openCacheEntry(dir, []byte{0, 'a', 's', 'm', byte(i)}, now.Add(time.Duration(i)*time.Hour))
+		require.NoError(t, err)
+		entries = append(entries, path)
+	}
+	for i, path := range entries {
+		if i < len(entries)-CacheEntries {
+			assert.NoDirExists(t, path, "entry %d, among the least recently used", i)
+		} else {
+			assert.DirExists(t, path, "entry %d, among the %d most recently used", i, CacheEntries)
+		}
+	}
+}
+
 func TestCacheDirNotADirectory(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
