@@ -1,6 +1,7 @@
 package toolserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -48,7 +49,15 @@ type CodeMode struct {
 	// Engines run the programs; nil means the built-in JavaScript and
 	// TypeScript engines of toolcode/javascript.
 	Engines []toolcode.Engine
+	// Admission bounds the programs that run at once, and those that wait
+	// for a place; zero fields take the values of [DefaultAdmission].
+	Admission toolcode.Admission
 }
+
+// DefaultAdmission bounds the programs a server runs at once unless
+// [CodeMode] says otherwise: a burst of execute_code requests waits, then
+// fails with resource_exhausted, instead of starting a sandbox each.
+var DefaultAdmission = toolcode.Admission{Running: 8, Queued: 64, Wait: toolcode.DefaultAdmissionWait}
 
 // WithCodeMode adds the meta-tool execute_code, which runs a program
 // (JavaScript or TypeScript) that calls the catalogue's tools through the
@@ -69,7 +78,11 @@ func NewCodeExecutor(ops *toolops.Service, cfg CodeMode, opts ...toolcode.Option
 	if engines == nil {
 		engines = []toolcode.Engine{javascript.New(), javascript.NewTypeScript()}
 	}
-	all := []toolcode.Option{toolcode.WithLimits(cfg.Limits)}
+	admission := cfg.Admission
+	admission.Running = cmp.Or(admission.Running, DefaultAdmission.Running)
+	admission.Queued = cmp.Or(admission.Queued, DefaultAdmission.Queued)
+	admission.Wait = cmp.Or(admission.Wait, DefaultAdmission.Wait)
+	all := []toolcode.Option{toolcode.WithLimits(cfg.Limits), toolcode.WithAdmission(admission)}
 	if cfg.Timeout > 0 {
 		all = append(all, toolcode.WithTimeout(cfg.Timeout))
 	}

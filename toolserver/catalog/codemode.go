@@ -102,9 +102,10 @@ func codeModeOf(cm config.CodeMode, profile string, sp spares, logger *slog.Logg
 		engines = append(engines, e)
 	}
 	return toolserver.CodeMode{
-		Timeout: time.Duration(cm.Timeout),
-		Limits:  cm.Limits,
-		Engines: engines,
+		Timeout:   time.Duration(cm.Timeout),
+		Limits:    cm.Limits,
+		Admission: cm.Admission,
+		Engines:   engines,
 	}, p, nil
 }
 

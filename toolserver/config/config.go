@@ -344,6 +344,11 @@ type CodeMode struct {
 	// outputBytes, concurrency; 0 takes the default); a request may only
 	// lower them.
 	Limits toolcode.Limits `yaml:"limits"`
+	// Admission bounds the programs that run at once (running), those
+	// that wait for a place (queued) and the wait (wait); 0 takes the
+	// default (toolserver.DefaultAdmission). A program refused a place
+	// fails with resource_exhausted, limit executions.
+	Admission toolcode.Admission `yaml:"admission"`
 	// Profile is the security profile programs run under: "dev" (in the
 	// server's process), "standard" (each program in a child process of
 	// the runner, under rlimits, a cgroup and bubblewrap where the
@@ -794,6 +799,9 @@ func (c *Config) problems() []Problem {
 	}
 	cm := c.CodeMode
 	nonNegative(keyPath{"codeMode", "timeout"}, int64(cm.Timeout))
+	nonNegative(keyPath{"codeMode", "admission", "running"}, int64(cm.Admission.Running))
+	nonNegative(keyPath{"codeMode", "admission", "queued"}, int64(cm.Admission.Queued))
+	nonNegative(keyPath{"codeMode", "admission", "wait"}, int64(cm.Admission.Wait))
 	// The libraries' own checks, at the settings they cover.
 	if err := cm.Limits.Validate(); err != nil {
 		limitProblem(keyPath{"codeMode", "limits"}, err)

@@ -47,6 +47,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad url", "mcpServers: [{name: a, url: 'ftp://x'}]", `mcpServers[0].url: "ftp://x" is not an http(s) URL`},
 		{"bad pattern", "policy: {deny: ['a b']}", `policy.deny[0]: "a b" holds a space`},
 		{"negative chain steps", "limits: {chainSteps: -1}", "limits.chainSteps: must not be negative"},
+		{"negative admission", "codeMode: {admission: {running: -1}}", "codeMode.admission.running: must not be negative"},
 		{"trust mode", "mcpServers: [{name: a, command: x, trust: blind}]", `mcpServers[0].trust: "blind" must be pin, review or trusted`},
 		{"approved fingerprint", "grpc: [{name: g, address: 'h:1', approved: [abc]}]", `grpc[0].approved[0]: "abc" is not a fingerprint`},
 		{"empty bearer token", "server: {http: {bearerTokens: ['ok', '']}}", "server.http.bearerTokens[1]: empty"},

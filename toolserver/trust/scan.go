@@ -627,6 +627,27 @@ func (w *jsonWalker) space() {
 	}
 }
 
+// next reads what follows a member or an element of a container closed
+// by closing: it reports whether another one follows (a comma); at the
+// closing byte, or after a value gone bad, the container is over (and
+// anything else makes it bad).
+func (w *jsonWalker) next(closing byte) bool {
+	if w.bad {
+		return false
+	}
+	w.space()
+	if w.i < len(w.b) && w.b[w.i] == ',' {
+		w.i++
+		return true
+	}
+	if w.i < len(w.b) && w.b[w.i] == closing {
+		w.i++
+	} else {
+		w.bad = true
+	}
+	return false
+}
+
 func (w *jsonWalker) value(depth int) {
 	w.space()
 	if w.bad || w.i >= len(w.b) || depth > maxJSONDepth {
@@ -658,20 +679,9 @@ func (w *jsonWalker) value(depth int) {
 			w.i++
 			w.value(depth + 1)
 			w.path = w.path[:n]
-			if w.bad {
+			if !w.next('}') {
 				return
 			}
-			w.space()
-			if w.i < len(w.b) && w.b[w.i] == ',' {
-				w.i++
-				continue
-			}
-			if w.i < len(w.b) && w.b[w.i] == '}' {
-				w.i++
-				return
-			}
-			w.bad = true
-			return
 		}
 	case '[':
 		w.i++
@@ -685,20 +695,9 @@ func (w *jsonWalker) value(depth int) {
 			w.path = append(strconv.AppendInt(append(w.path, '['), int64(n), 10), ']')
 			w.value(depth + 1)
 			w.path = w.path[:l]
-			if w.bad {
+			if !w.next(']') {
 				return
 			}
-			w.space()
-			if w.i < len(w.b) && w.b[w.i] == ',' {
-				w.i++
-				continue
-			}
-			if w.i < len(w.b) && w.b[w.i] == ']' {
-				w.i++
-				return
-			}
-			w.bad = true
-			return
 		}
 	case '"':
 		s, ok := w.str()
