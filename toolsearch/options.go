@@ -182,6 +182,7 @@ func (c *config) fields() []weightedField {
 	fs := c.weights.fields()
 	for i := range fs {
 		fs[i].b = defaultB
+		fs[i].slot = fieldSlot(textFieldIndex(fs[i].name))
 		if b, ok := c.lengthNorm[fs[i].name]; ok {
 			fs[i].b = b
 		}

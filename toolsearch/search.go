@@ -2,7 +2,6 @@ package toolsearch
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"encoding/binary"
 	"math"
@@ -259,126 +258,132 @@ func (s *Searcher) queryTerms(tokens analysis.TokenStream) []string {
 // holding the rare words of a query outranks one holding its common
 // words, however many times it repeats them.
 //
-// Each pair's postings are read once and the frequencies added up by
-// document; the cost is O(postings) for the reading plus O(matches × log
-// end) to find the best, then an ID lookup for each hit returned (and for
-// those that tie with the last one).
+// The postings come from the segments' caches (postingCache): a map
+// lookup per term and segment, and, for a term no query asked for since
+// its segment was written, a dictionary lookup per field. Each posting is
+// then read once and its frequency added up by document, O(postings);
+// keeping the best costs O(matches × log end), and an ID lookup for each
+// hit returned (and for those that tie with the last one).
 func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []weightedTerm, namespace string, end int, margin float64) ([]toolindex.Hit, error) {
 	n, err := r.DocCount()
 	if err != nil || n == 0 {
 		return []toolindex.Hit{}, err
 	}
-	var keep map[uint64]bool
-	if namespace != "" {
-		if keep, err = docsWith(ctx, r, namespace, namespaceKeyField); err != nil {
-			return nil, err
-		}
-		if len(keep) == 0 {
-			return []toolindex.Hit{}, nil
-		}
-	}
-	lists, err := s.open(ctx, r, terms)
-	defer func() {
-		for _, l := range lists {
-			_ = l.tfr.Close()
-		}
-	}()
+	view, err := s.postings.viewOf(r)
 	if err != nil {
 		return nil, err
 	}
 	acc := accumulators.Get().(*accumulator)
 	defer release(acc)
-	found, err := read(ctx, lists, terms, n, s.k1, acc)
+	if err := s.open(ctx, view, terms, namespace, acc); err != nil {
+		return nil, err
+	}
+	if namespace != "" && !acc.inNamespace(view) {
+		return []toolindex.Hit{}, nil
+	}
+	found, err := read(ctx, view, terms, n, s.k1, acc)
 	if err != nil {
 		return nil, err
 	}
-	return acc.best(r, end, margin, s.coverage, s.query.coreCoverage, found, keep)
+	return acc.best(view, end, margin, s.coverage, s.query.coreCoverage, found)
 }
 
-// postingList is the postings of a query term in a field, with the
-// field's weight and length normalisation.
+// postingList is the postings of a query term in a field of a segment,
+// with the field's weight and length normalisation.
 type postingList struct {
-	tfr  index.TermFieldReader
-	term int // the term's number among the query's terms
-	norm fieldNorm
-	core bool // the field names or sums up the tool (isCoreField)
+	postings []posting
+	seg      int  // the segment's position in the view
+	term     int  // the term's number among the query's terms
+	core     bool // the field names or sums up the tool (isCoreField)
+	norm     fieldNorm
 }
 
-// open opens the posting lists of the terms in the searched fields, in
-// term order; the caller closes the lists, even on error.
-func (s *Searcher) open(ctx context.Context, r index.IndexReader, terms []weightedTerm) (lists []postingList, err error) {
-	stats := s.lengths.current()
-	add := func(i int, term string, f weightedField, avg, scale float64) error {
-		tfr, err := r.TermFieldReader(ctx, []byte(term), f.name, true, true, false)
-		if err != nil {
-			return err
-		}
-		if tfr.Count() == 0 {
-			return tfr.Close()
-		}
-		norm := newFieldNorm(f, avg)
-		norm.weight *= scale
-		lists = append(lists, postingList{tfr: tfr, term: i, norm: norm, core: isCoreField(f.name)})
-		return nil
-	}
+// keyUse is what a looked-up term is to the query: an occurrence of its
+// term number term, scaled, in every field of its group or, with
+// shortFields, in the short fields only.
+type keyUse struct {
+	term        int
+	scale       float64
+	shortFields bool
+}
+
+// open looks up the postings of the terms (and of namespace, when it is
+// not empty) in every segment of view, and leaves in acc.lists those of
+// the terms in the searched fields, in term order.
+func (s *Searcher) open(ctx context.Context, view *cachedView, terms []weightedTerm, namespace string, acc *accumulator) error {
 	for i, term := range terms {
 		if term.pair {
-			// Pairs count as they are: a name or a lead holds a pair once
-			// or a few times, whatever its length.
-			if err := add(i, term.term, weightedField{name: namePairsField, weight: 1}, 1, 1); err != nil {
-				return lists, err
-			}
-			if s.leadPairWeight > 0 {
-				if err := add(i, term.term, weightedField{name: leadPairsField, weight: s.leadPairWeight}, 1, 1); err != nil {
-					return lists, err
-				}
-			}
+			acc.addKey(termKey{group: groupPairs, term: term.term}, keyUse{term: i, scale: 1})
 			continue
 		}
-		for _, f := range s.fields {
-			avg := stats.average(textFieldIndex(f.name))
-			if err := add(i, term.term, f, avg, 1); err != nil {
-				return lists, err
+		acc.addKey(termKey{group: groupWords, term: term.term}, keyUse{term: i, scale: 1})
+		for _, alt := range term.alts {
+			acc.addKey(termKey{group: groupWords, term: alt.term}, keyUse{term: i, scale: alt.scale, shortFields: alt.shortFields})
+		}
+	}
+	if namespace != "" {
+		acc.addKey(termKey{group: groupNamespace, term: namespace}, keyUse{term: -1})
+	}
+	k := len(acc.keys)
+	acc.found = slices.Grow(acc.found[:0], k*len(view.segs))[:k*len(view.segs)]
+	for j, sp := range view.segs {
+		if err := sp.lookup(ctx, acc.keys, &s.slots, acc.found[j*k:(j+1)*k]); err != nil {
+			return err
+		}
+	}
+	stats := s.lengths.current()
+	for i, key := range acc.keys {
+		use := acc.uses[i]
+		switch key.group {
+		case groupPairs:
+			// Pairs count as they are: a name or a lead holds a pair
+			// once or a few times, whatever its length.
+			acc.addLists(view, i, use.term, slotNamePairs, fieldNorm{weight: 1, base: 1}, false)
+			if s.leadPairWeight > 0 {
+				acc.addLists(view, i, use.term, slotLeadPairs, fieldNorm{weight: s.leadPairWeight, base: 1}, false)
 			}
-			for _, alt := range term.alts {
-				if alt.shortFields && !isShortField(f.name) {
+		case groupWords:
+			for _, f := range s.fields {
+				if use.shortFields && !isShortField(f.name) {
 					continue
 				}
-				if err := add(i, alt.term, f, avg, alt.scale); err != nil {
-					return lists, err
-				}
+				norm := newFieldNorm(f, stats.average(int(f.slot)))
+				norm.weight *= use.scale
+				acc.addLists(view, i, use.term, f.slot, norm, isCoreField(f.name))
 			}
 		}
 	}
-	return lists, nil
+	return nil
 }
 
-// read scores the postings of lists, which come in term order, into acc,
-// for an index of n documents with saturation k1, each term's score
-// multiplied by its weight in terms, and returns the number of terms
-// found and the sum of their idf.
-func read(ctx context.Context, lists []postingList, terms []weightedTerm, n uint64, k1 float64, acc *accumulator) (found queryMass, err error) {
-	var tfd index.TermFieldDoc
+// read scores the postings of acc.lists, which come in term order, for an
+// index of n documents with saturation k1, each term's score multiplied
+// by its weight in terms, and returns the number of terms found and the
+// sum of their idf. Deleted documents are skipped.
+func read(ctx context.Context, view *cachedView, terms []weightedTerm, n uint64, k1 float64, acc *accumulator) (found queryMass, err error) {
+	lists := acc.lists
 	for start := 0; start < len(lists); {
+		if err := ctx.Err(); err != nil {
+			return found, err
+		}
 		term := lists[start].term
 		bit := uint64(1) << term
 		acc.termDocs = acc.termDocs[:0]
 		i := start
 		for ; i < len(lists) && lists[i].term == term; i++ {
 			l := &lists[i]
-			err := postings(ctx, l.tfr, &tfd, func(d *index.TermFieldDoc) error {
-				num, err := docNum(d.ID)
-				if err != nil {
-					return err
+			base, deleted := view.bases[l.seg], view.deleted[l.seg]
+			for _, p := range l.postings {
+				if deleted != nil && deleted.Contains(p.doc) {
+					continue
 				}
-				acc.addFrequency(num, bit, l.core, l.norm.frequency(d.Freq, d.Norm))
-				return nil
-			})
-			if err != nil {
-				return found, err
+				acc.addFrequency(base+uint64(p.doc), bit, l.core, l.norm.frequency(p.count, p.length))
 			}
 		}
 		start = i
+		if len(acc.termDocs) == 0 { // every document holding it is deleted
+			continue
+		}
 		idf := bm25IDF(n, uint64(len(acc.termDocs)))
 		found.terms++
 		found.idf += idf
@@ -426,9 +431,9 @@ func newFieldNorm(f weightedField, avg float64) fieldNorm {
 }
 
 // frequency normalises a posting: the term's count in the field, and the
-// field's norm, 1/sqrt(length), as bleve records it.
-func (f fieldNorm) frequency(count uint64, norm float64) float64 {
-	return f.weight * float64(count) / (f.base + f.perUnit*fieldLength(norm))
+// field's length.
+func (f fieldNorm) frequency(count, length uint16) float64 {
+	return f.weight * float64(count) / (f.base + f.perUnit*float64(length))
 }
 
 // fieldLength recovers a field's length, in words, from its norm,
@@ -506,16 +511,30 @@ func docNum(id index.IndexInternalID) (uint64, error) {
 	return binary.BigEndian.Uint64(id), nil
 }
 
-// accumulator adds up the scores of the documents a query matches. It
+// accumulator is the scratch space of a ranking: the terms looked up and
+// their postings, and the scores of the documents the query matches. It
 // finds a document's entry through slot, indexed by document number,
 // rather than a map, which would cost more than reading the postings.
-// Accumulators are pooled: slot grows to the largest document number
-// once, and reset clears only the entries a query touched, so that a
-// query costs O(matches), not O(catalogue).
+// Accumulators are pooled: their slices grow to what the largest query
+// needs once, and release clears only the entries a query touched, so
+// that a query costs O(matches), not O(catalogue), and allocates nothing
+// here once the pool is warm.
 type accumulator struct {
+	keys  []termKey
+	uses  []keyUse
+	found []*termPostings // by segment, then key
+	lists []postingList
+	// keep holds the bits, by document number, of the documents in the
+	// query's namespace; filter says to use it.
+	keep   []uint64
+	filter bool
+
 	slot     []int32 // by document number: 1 + the position in docs, or 0
 	docs     []docScore
 	termDocs []int32 // the positions in docs of the documents holding the term being read
+	top      topScores
+	deep     topScores
+	cands    []int32 // the positions in docs of the hits to return
 }
 
 type docScore struct {
@@ -537,7 +556,61 @@ func release(a *accumulator) {
 		a.slot[a.docs[i].num] = 0
 	}
 	a.docs = a.docs[:0]
+	clear(a.found) // let the caches' entries go with their segments
+	a.keys, a.uses, a.found, a.lists = a.keys[:0], a.uses[:0], a.found[:0], a.lists[:0]
+	clear(a.keep)
+	a.filter = false
 	accumulators.Put(a)
+}
+
+// addKey adds a term to look up, and what it is to the query.
+func (a *accumulator) addKey(k termKey, use keyUse) {
+	a.keys = append(a.keys, k)
+	a.uses = append(a.uses, use)
+}
+
+// addLists adds the postings of key i in the field of slot in every
+// segment that holds any, as occurrences of term.
+func (a *accumulator) addLists(view *cachedView, i, term int, slot fieldSlot, norm fieldNorm, core bool) {
+	k := len(a.keys)
+	for j := range view.segs {
+		if p := a.found[j*k+i].fields[slot]; len(p) > 0 {
+			a.lists = append(a.lists, postingList{postings: p, seg: j, term: term, core: core, norm: norm})
+		}
+	}
+}
+
+// inNamespace marks the documents of the namespace looked up (the last
+// key) in keep, and reports whether there are any.
+func (a *accumulator) inNamespace(view *cachedView) bool {
+	a.filter = true
+	k := len(a.keys)
+	some := false
+	for j := range view.segs {
+		base, deleted := view.bases[j], view.deleted[j]
+		for _, p := range a.found[j*k+k-1].fields[slotNamespaceKey] {
+			if deleted != nil && deleted.Contains(p.doc) {
+				continue
+			}
+			num := base + uint64(p.doc)
+			if w := int(num / 64); w >= len(a.keep) {
+				a.keep = append(a.keep, make([]uint64, w+1-len(a.keep))...)
+			}
+			a.keep[num/64] |= 1 << (num % 64)
+			some = true
+		}
+	}
+	return some
+}
+
+// kept reports whether document num is in the query's namespace, or the
+// query has none.
+func (a *accumulator) kept(num uint64) bool {
+	if !a.filter {
+		return true
+	}
+	w := num / 64
+	return w < uint64(len(a.keep)) && a.keep[w]&(1<<(num%64)) != 0
 }
 
 // addFrequency adds freq to the frequency of the term of bit term in
@@ -572,19 +645,23 @@ func (a *accumulator) doc(num uint64) int32 {
 }
 
 // best returns the first end documents by score, then by ID, among those
-// keep holds (all when keep is nil), and after them those whose score is
-// within margin times the best score of the end-th one, at most
-// blendDepth in all (or end, when that is more); each score is scaled as coverage
-// says by the share of the query found that the document holds, and by
-// 1 - core + core × the share of the query words' idf that its core
-// fields hold.
-func (a *accumulator) best(r index.IndexReader, end int, margin float64, coverage coverageMode, core float64, found queryMass, keep map[uint64]bool) ([]toolindex.Hit, error) {
-	top := topScores{limit: end}
-	deep := topScores{limit: max(end, blendDepth)}
+// in the query's namespace, and after them those whose score is within
+// margin times the best score of the end-th one, at most blendDepth in
+// all (or end, when that is more); each score is scaled as coverage says
+// by the share of the query found that the document holds, and by 1 -
+// core + core × the share of the query words' idf that its core fields
+// hold.
+//
+// Scores are ranked in two min-heaps of the best scores, O(matches × log
+// limit); only the documents at or above the cut (those returned, and
+// those that tie with the last) have their IDs looked up and are sorted.
+func (a *accumulator) best(view *cachedView, end int, margin float64, coverage coverageMode, core float64, found queryMass) ([]toolindex.Hit, error) {
+	a.top.reset(end)
+	a.deep.reset(max(end, blendDepth))
 	best := math.Inf(-1)
 	for i := range a.docs {
 		d := &a.docs[i]
-		if keep != nil && !keep[d.num] {
+		if !a.kept(d.num) {
 			d.score = math.Inf(-1)
 			continue
 		}
@@ -598,34 +675,44 @@ func (a *accumulator) best(r index.IndexReader, end int, margin float64, coverag
 		if core > 0 && found.wordIDF > 0 {
 			d.score *= 1 - core + core*d.coreIDF/found.wordIDF
 		}
-		top.offer(d.score)
+		a.top.offer(d.score)
 		if margin > 0 {
-			deep.offer(d.score)
+			a.deep.offer(d.score)
 			best = max(best, d.score)
 		}
 	}
-	threshold, full := top.min()
+	threshold, full := a.top.min()
 	limit := end
-	if deepest, deepFull := deep.min(); margin > 0 && full {
+	if deepest, deepFull := a.deep.min(); margin > 0 && full {
 		threshold -= margin * best
 		if deepFull {
 			threshold = max(threshold, deepest)
 		}
-		limit = deep.limit
+		limit = a.deep.limit
 	}
-	hits := []toolindex.Hit{}
-	var id [8]byte
+	a.cands = a.cands[:0]
 	for i := range a.docs {
 		d := &a.docs[i]
 		if d.score == math.Inf(-1) || (full && d.score < threshold) {
 			continue
 		}
-		binary.BigEndian.PutUint64(id[:], d.num)
-		ext, err := r.ExternalID(id[:])
+		a.cands = append(a.cands, int32(i))
+	}
+	// Past the limit, only the documents that tie with the last one kept
+	// can still be among the first limit once ties are broken by ID.
+	slices.SortFunc(a.cands, func(x, y int32) int { return cmp.Compare(a.docs[y].score, a.docs[x].score) })
+	cut := min(limit, len(a.cands))
+	for cut > 0 && cut < len(a.cands) && a.docs[a.cands[cut]].score == a.docs[a.cands[cut-1]].score {
+		cut++
+	}
+	hits := make([]toolindex.Hit, cut)
+	for i, c := range a.cands[:cut] {
+		d := &a.docs[c]
+		id, err := view.id(d.num)
 		if err != nil {
 			return nil, err
 		}
-		hits = append(hits, toolindex.Hit{ID: ext, Score: d.score})
+		hits[i] = toolindex.Hit{ID: id, Score: d.score}
 	}
 	slices.SortFunc(hits, func(a, b toolindex.Hit) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
@@ -640,16 +727,43 @@ func (a *accumulator) best(r index.IndexReader, end int, margin float64, coverag
 // so that each offer costs O(log limit).
 type topScores struct {
 	limit int
-	h     floatHeap
+	h     []float64
+}
+
+// reset empties t to keep the largest limit scores.
+func (t *topScores) reset(limit int) {
+	t.limit = limit
+	t.h = t.h[:0]
 }
 
 func (t *topScores) offer(v float64) {
 	switch {
 	case len(t.h) < t.limit:
-		heap.Push(&t.h, v)
+		t.h = append(t.h, v)
+		for i := len(t.h) - 1; i > 0; { // sift up
+			parent := (i - 1) / 2
+			if t.h[parent] <= t.h[i] {
+				break
+			}
+			t.h[parent], t.h[i] = t.h[i], t.h[parent]
+			i = parent
+		}
 	case v > t.h[0]:
 		t.h[0] = v
-		heap.Fix(&t.h, 0)
+		for i := 0; ; { // sift down
+			small, l, r := i, 2*i+1, 2*i+2
+			if l < len(t.h) && t.h[l] < t.h[small] {
+				small = l
+			}
+			if r < len(t.h) && t.h[r] < t.h[small] {
+				small = r
+			}
+			if small == i {
+				break
+			}
+			t.h[small], t.h[i] = t.h[i], t.h[small]
+			i = small
+		}
 	}
 }
 
@@ -659,18 +773,4 @@ func (t *topScores) min() (float64, bool) {
 		return 0, false
 	}
 	return t.h[0], true
-}
-
-// floatHeap is a min-heap of float64 for container/heap.
-type floatHeap []float64
-
-func (h floatHeap) Len() int           { return len(h) }
-func (h floatHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h floatHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *floatHeap) Push(x any)        { *h = append(*h, x.(float64)) }
-func (h *floatHeap) Pop() any {
-	old := *h
-	v := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return v
 }

@@ -120,6 +120,12 @@ type Searcher struct {
 	mu     sync.RWMutex
 	closed bool
 
+	// postings caches the postings queries read, by segment.
+	postings *postingCache
+	// slots are the fields whose postings are read for a term of each
+	// termGroup.
+	slots [3][]fieldSlot
+
 	// wmu serializes changes, and guards segs and the lengths' changes.
 	wmu     sync.Mutex
 	segs    *segments // nil for an on-disk index
@@ -137,6 +143,7 @@ type weightedField struct {
 	name   string
 	weight float64
 	b      float64
+	slot   fieldSlot // the field's place in textFields
 }
 
 // New returns a Searcher with an empty in-memory index, or with the
@@ -165,7 +172,15 @@ func New(opts ...Option) (*Searcher, error) {
 	if err != nil {
 		return nil, errors.Opf(op, errors.Internal, "index mapping: %w", err)
 	}
-	s := &Searcher{fields: c.fields(), leadPairWeight: c.weights.LeadPairs, coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, fuseLexical: c.fusion, blend: c.blend, query: c.query, wholeDescription: c.wholeDescription, lengths: newLengthBook()}
+	s := &Searcher{fields: c.fields(), leadPairWeight: c.weights.LeadPairs, coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, fuseLexical: c.fusion, blend: c.blend, query: c.query, wholeDescription: c.wholeDescription, lengths: newLengthBook(), postings: newPostingCache()}
+	for _, f := range s.fields {
+		s.slots[groupWords] = append(s.slots[groupWords], f.slot)
+	}
+	s.slots[groupPairs] = []fieldSlot{slotNamePairs}
+	if s.leadPairWeight > 0 {
+		s.slots[groupPairs] = append(s.slots[groupPairs], slotLeadPairs)
+	}
+	s.slots[groupNamespace] = []fieldSlot{slotNamespaceKey}
 	if c.fusion || c.blend > 0 {
 		s.lexical = toolindex.NewLexicalSearcher()
 	}
