@@ -176,6 +176,9 @@ func BenchmarkBuild(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) { benchmarkBuild(b, syntheticCatalogue(b, n), bc.opts) })
 	}
 	b.Run("eval/tools=4000", func(b *testing.B) { benchmarkBuild(b, evalCatalogue(b, 4000), nil) })
+	b.Run("eval/tools=4000/lead-pairs=0", func(b *testing.B) {
+		benchmarkBuild(b, evalCatalogue(b, 4000), []toolsearch.Option{toolsearch.WithWeights(noLeadPairs)})
+	})
 }
 
 func benchmarkBuild(b *testing.B, tools []toolmodel.Tool, opts []toolsearch.Option) {

@@ -209,7 +209,8 @@ func TestLeadAndDetailsAreTwoFields(t *testing.T) {
 
 // TestLengthsSurviveReopening checks that an index reopened from disk
 // scores as it did before it was closed: the field lengths it normalises
-// with are read back from the index.
+// with are read back from the index. The pairs of the leads, kept in
+// memory, are back once the tools are upserted again.
 func TestLengthsSurviveReopening(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -221,9 +222,13 @@ func TestLengthsSurviveReopening(t *testing.T) {
 	}
 	query := toolindex.SearchQuery{Text: "read a file's content", Limit: 10}
 
-	// Without the lexical searcher's scores: its index is in memory, and
-	// holds the tools upserted since the Searcher was opened.
-	s, err := New(WithPath(dir), WithLexicalBlend(0))
+	// Without the lexical searcher's scores and the pairs of the leads:
+	// they are in memory, and hold the tools upserted since the Searcher
+	// was opened.
+	noLeadPairs := DefaultWeights()
+	noLeadPairs.LeadPairs = 0
+	opts := []Option{WithPath(dir), WithLexicalBlend(0), WithWeights(noLeadPairs)}
+	s, err := New(opts...)
 	require.NoError(t, err)
 	require.NoError(t, s.Upsert(ctx, tools))
 	require.NoError(t, s.Remove(ctx, []string{"git:git_log"}))
@@ -231,14 +236,37 @@ func TestLengthsSurviveReopening(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
 
-	s, err = New(WithPath(dir), WithLexicalBlend(0))
+	s, err = New(opts...)
 	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	after, err := s.Search(ctx, query)
 	require.NoError(t, err)
-	require.Len(t, after, len(before))
-	for i := range before {
-		assert.Equal(t, before[i].ID, after[i].ID)
-		assert.InDelta(t, before[i].Score, after[i].Score, 1e-9, before[i].ID)
+	require.NoError(t, s.Close())
+	assertSameHits(t, before, after)
+
+	// With them: the same once the tools are upserted again.
+	dir = t.TempDir()
+	s, err = New(WithPath(dir))
+	require.NoError(t, err)
+	require.NoError(t, s.Upsert(ctx, tools))
+	before, err = s.Search(ctx, query)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	s, err = New(WithPath(dir))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	require.NoError(t, s.Upsert(ctx, tools))
+	after, err = s.Search(ctx, query)
+	require.NoError(t, err)
+	assertSameHits(t, before, after)
+}
+
+// assertSameHits checks that two rankings hold the same tools in the same
+// order with the same scores.
+func assertSameHits(t *testing.T, want, got []toolindex.Hit) {
+	t.Helper()
+	require.Len(t, got, len(want))
+	for i := range want {
+		assert.Equal(t, want[i].ID, got[i].ID)
+		assert.InDelta(t, want[i].Score, got[i].Score, 1e-9, want[i].ID)
 	}
 }

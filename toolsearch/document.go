@@ -50,9 +50,10 @@ type document struct {
 	// namePairs holds the pairs of words of the name (see pairKey),
 	// which the Searcher fills in, as it needs the analyzer.
 	namePairs string
-	// leadPairs holds the pairs of words near each other in the lead
-	// (see pairKey), which the Searcher fills in too.
-	leadPairs string
+	// leadPairs holds the pairs of words near each other in the lead, as
+	// a pairSet, which the Searcher fills in too and keeps in memory
+	// (leadPairBook): they are not indexed.
+	leadPairs pairSet
 	// lead and details are the description split where its first
 	// paragraph ends (see splitLead), searched as two fields.
 	lead    string
@@ -171,7 +172,6 @@ func (d *document) fields() map[string]any {
 		paramNamesField:       d.paramNames,
 		paramDescriptionField: d.paramDescription,
 		namePairsField:        d.namePairs,
-		leadPairsField:        d.leadPairs,
 		namespaceKeyField:     d.namespace,
 		nameKeyField:          strings.ToLower(d.name),
 		hashField:             d.hash,

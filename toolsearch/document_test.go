@@ -62,7 +62,7 @@ func TestDocumentFields(t *testing.T) {
 		nameField: "create_issue", namespaceField: "github", titleField: "Create issue\nNew issue",
 		tagsField: "issues write", descriptionField: "Open a ticket.", detailsField: "", paramNamesField: "",
 		paramDescriptionField: "", namespaceKeyField: "github", nameKeyField: "create_issue", hashField: d.hash,
-		namePairsField: "", leadPairsField: "", // the Searcher fills them in (see TestNamePairs, TestLeadPairs)
+		namePairsField: "", // the Searcher fills it in (see TestNamePairs)
 	}, d.fields())
 
 	same := tool.Clone()

@@ -94,8 +94,11 @@ type weightedTerm struct {
 	// scaled by the Searcher's synonymScale.
 	alts []altTerm
 	// pair says that term is a pair of words (pairKey), searched in the
-	// pair fields only.
-	pair bool
+	// pairs of the names and of the leads only; words are the numbers of
+	// its two words among the query's terms, and hash its pairHash.
+	pair  bool
+	words [2]int
+	hash  uint64
 }
 
 // expand returns the query of terms expanded with the words of its first

@@ -13,7 +13,7 @@ import (
 // chain and the document fields. An on-disk index records it; one written
 // with another format is rebuilt rather than searched with the wrong
 // analysis. Change it whenever any of those change.
-const formatVersion = "toolsearch/5"
+const formatVersion = "toolsearch/6"
 
 // indexFormat is the format an index of configuration c records: the
 // analysis chain depends on whether words are stemmed.
@@ -76,8 +76,6 @@ func newMapping(stemmer string) (*mapping.IndexMappingImpl, error) {
 	pairs.IncludeInAll = false
 	pairs.DocValues = false
 	doc.AddFieldMappingsAt(namePairsField, pairs)
-	leadPairs := *pairs
-	doc.AddFieldMappingsAt(leadPairsField, &leadPairs)
 
 	ns := bleve.NewKeywordFieldMapping()
 	ns.Store = false

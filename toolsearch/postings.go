@@ -13,7 +13,7 @@ import (
 	"github.com/metatools-go/metatools/errors"
 )
 
-// A query reads the postings of each of its terms in up to ten fields.
+// A query reads the postings of each of its terms in up to nine fields.
 // Asking bleve for them each time (a TermFieldReader per term and field)
 // costs a dictionary lookup in every segment, and allocates about a dozen
 // objects, whether or not the field holds the term: most of a query's
@@ -31,7 +31,6 @@ type fieldSlot uint8
 const (
 	// slotPairs and the slots after it follow those of textFields.
 	slotNamePairs fieldSlot = iota + fieldSlot(len(textFields))
-	slotLeadPairs
 	slotNamespaceKey
 	numSlots
 )
@@ -40,10 +39,12 @@ const (
 var slotFields = func() (out [numSlots]string) {
 	copy(out[:], textFields[:])
 	out[slotNamePairs] = namePairsField
-	out[slotLeadPairs] = leadPairsField
 	out[slotNamespaceKey] = namespaceKeyField
 	return out
 }()
+
+// slotDescription is the slot of the description's lead.
+var slotDescription = fieldSlot(textFieldIndex(descriptionField))
 
 // termGroup says which fields a cached term's postings are read from: a
 // word's from the searched text fields, a pair's from the pair fields, a

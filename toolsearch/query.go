@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 
@@ -237,19 +238,58 @@ func (s *Searcher) namePairs(name string) string {
 	return strings.Join(pairs(tokenGroups(s.analyzer.Analyze([]byte(name))), 0, maxNamePairs), " ")
 }
 
-// leadPairs returns the text of the lead-pairs field of a tool: the
-// pairs of words of its description lead at most leadPairSpan words
-// apart. Words near each other in the sentence that says what a tool does
-// say more together than apart: "air quality forecast" is about air
-// quality, a description that mentions air and, later, quality may not be.
-func (s *Searcher) leadPairs(lead string) string {
+// leadPairSet returns the pairs of different words of a tool's
+// description lead at most leadPairSpan words apart (positions, as
+// tokenGroups groups them; stop words are not counted), the pairs pairs
+// would form, as a pairSet. Words near each other in the sentence that
+// says what a tool does say more together than apart: "air quality
+// forecast" is about air quality, a description that mentions air and,
+// later, quality may not be.
+//
+// It hashes each pair as it forms it, without making its key, and stops
+// after maxLeadPairs pairs, repeats included: leads are analysed for
+// every upserted tool, and this is most of what a tool's upsert costs
+// beside bleve's indexing.
+func (s *Searcher) leadPairSet(lead string) pairSet {
 	if s.leadPairWeight <= 0 || s.query.leadPairSpan < 1 {
-		return ""
+		return nil
 	}
-	return strings.Join(pairs(tokenGroups(s.analyzer.Analyze([]byte(lead))), s.query.leadPairSpan, maxLeadPairs), " ")
+	var terms [][]byte // the non-empty terms, in order
+	var starts []int   // where each group (position) starts in terms
+	last := 0
+	for _, tok := range s.analyzer.Analyze([]byte(lead)) {
+		if len(tok.Term) == 0 {
+			continue
+		}
+		if len(terms) == 0 || tok.Position != last {
+			starts = append(starts, len(terms))
+			last = tok.Position
+		}
+		terms = append(terms, tok.Term)
+	}
+	starts = append(starts, len(terms))
+	var set pairSet
+	span := s.query.leadPairSpan
+	for g := 0; g+1 < len(starts); g++ {
+		for h := g + 1; h+1 < len(starts) && h-g <= span; h++ {
+			for _, a := range terms[starts[g]:starts[g+1]] {
+				for _, b := range terms[starts[h]:starts[h+1]] {
+					if bytes.Equal(a, b) {
+						continue
+					}
+					if len(set) == maxLeadPairs {
+						break
+					}
+					set = append(set, pairHashOf(a, b))
+				}
+			}
+		}
+	}
+	slices.Sort(set)
+	return slices.Compact(set)
 }
 
-// maxLeadPairs bounds the pairs indexed for one description lead.
+// maxLeadPairs bounds the pairs formed for one description lead.
 const maxLeadPairs = 1024
 
 // weightedQuery returns the weighted terms to rank a query with, given
@@ -287,7 +327,12 @@ func (s *Searcher) weightedQuery(tokens analysis.TokenStream, terms []string) []
 	}
 	if c.pairWeight > 0 && len(terms) > 1 && len(q) < maxQueryTerms {
 		for _, k := range pairs(tokenGroups(tokens), c.pairWindow, maxQueryTerms-len(q)) {
-			q = append(q, weightedTerm{term: k, weight: c.pairWeight, pair: true})
+			a, b, _ := strings.Cut(k, "_")
+			// Pairs are formed only when terms holds every word of the
+			// query, so both words are among them.
+			i, _ := slices.BinarySearch(terms, a)
+			j, _ := slices.BinarySearch(terms, b)
+			q = append(q, weightedTerm{term: k, weight: c.pairWeight, pair: true, words: [2]int{i, j}, hash: pairHash(k)})
 		}
 	}
 	return q

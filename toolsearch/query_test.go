@@ -2,6 +2,10 @@ package toolsearch
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +13,7 @@ import (
 
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolmodel"
+	"github.com/metatools-go/metatools/toolsearch/internal/eval"
 )
 
 func TestAgentNoun(t *testing.T) {
@@ -46,13 +51,48 @@ func TestLeadPairs(t *testing.T) {
 	require.Equal(t, 4, s.query.leadPairSpan)
 	// Words at most 4 apart, stop words not counted, each pair once.
 	assert.Equal(t, "air_get get_qualiti forecast_get get_zip air_qualiti air_forecast air_zip air_code forecast_qualiti qualiti_zip code_qualiti forecast_zip code_forecast code_zip",
-		s.leadPairs("Get the air quality forecast for a zip code."))
-	assert.Empty(t, s.leadPairs("Weather."))
+		strings.Join(leadPairKeys(s, "Get the air quality forecast for a zip code."), " "))
+	assert.Empty(t, s.leadPairSet("Weather."))
+	set := s.leadPairSet("Get the air quality forecast for a zip code.")
+	assert.Len(t, set, 14)
+	assert.True(t, slices.IsSorted(set))
+	assert.True(t, set.contains(pairHash("air_qualiti")))
+	assert.False(t, set.contains(pairHash("air_weather")))
+
+	// A lead of thousands of words forms a bounded number of pairs.
+	var long strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&long, "word%c%c ", 'a'+i%26, 'a'+i/26%26)
+	}
+	assert.Len(t, s.leadPairSet(long.String()), maxLeadPairs)
+
+	// The set holds the pairs pairs forms, on the leads of the labelled
+	// datasets.
+	for _, name := range []string{"mcp-reference", "metatool"} {
+		ds, err := eval.Load(filepath.Join("testdata", "eval", name))
+		require.NoError(t, err)
+		for i := range ds.Tools {
+			lead, _ := splitLead(ds.Tools[i].Description)
+			var want pairSet
+			for _, k := range leadPairKeys(s, lead) {
+				want = append(want, pairHash(k))
+			}
+			slices.Sort(want)
+			assert.Equal(t, slices.Compact(want), s.leadPairSet(lead), lead)
+		}
+	}
 
 	w := DefaultWeights()
 	w.LeadPairs = 0
 	off := newTestSearcher(t, WithWeights(w))
-	assert.Empty(t, off.leadPairs("Get the air quality forecast."), "no pairs are indexed when they weigh nothing")
+	assert.Empty(t, off.leadPairSet("Get the air quality forecast."), "no pairs are kept when they weigh nothing")
+}
+
+// leadPairKeys returns the keys of the pairs of words of lead that
+// leadPairSet holds, formed by pairs: the reference it is checked
+// against.
+func leadPairKeys(s *Searcher, lead string) []string {
+	return pairs(tokenGroups(s.analyzer.Analyze([]byte(lead))), s.query.leadPairSpan, maxLeadPairs)
 }
 
 // TestQueryLeadPairs checks the score a pair of query words adds when a

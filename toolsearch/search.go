@@ -281,7 +281,7 @@ func (s *Searcher) rank(ctx context.Context, r index.IndexReader, terms []weight
 	if namespace != "" && !acc.inNamespace(view) {
 		return []toolindex.Hit{}, nil
 	}
-	found, err := read(ctx, view, terms, n, s.k1, acc)
+	found, err := s.read(ctx, view, terms, n, acc)
 	if err != nil {
 		return nil, err
 	}
@@ -312,6 +312,7 @@ type keyUse struct {
 // the terms in the searched fields, in term order.
 func (s *Searcher) open(ctx context.Context, view *cachedView, terms []weightedTerm, namespace string, acc *accumulator) error {
 	for i, term := range terms {
+		acc.selfKey = append(acc.selfKey, len(acc.keys))
 		if term.pair {
 			acc.addKey(termKey{group: groupPairs, term: term.term}, keyUse{term: i, scale: 1})
 			continue
@@ -339,9 +340,6 @@ func (s *Searcher) open(ctx context.Context, view *cachedView, terms []weightedT
 			// Pairs count as they are: a name or a lead holds a pair
 			// once or a few times, whatever its length.
 			acc.addLists(view, i, use.term, slotNamePairs, fieldNorm{weight: 1, base: 1}, false)
-			if s.leadPairWeight > 0 {
-				acc.addLists(view, i, use.term, slotLeadPairs, fieldNorm{weight: s.leadPairWeight, base: 1}, false)
-			}
 		case groupWords:
 			for _, f := range s.fields {
 				if use.shortFields && !isShortField(f.name) {
@@ -356,22 +354,26 @@ func (s *Searcher) open(ctx context.Context, view *cachedView, terms []weightedT
 	return nil
 }
 
-// read scores the postings of acc.lists, which come in term order, for an
-// index of n documents with saturation k1, each term's score multiplied
-// by its weight in terms, and returns the number of terms found and the
-// sum of their idf. Deleted documents are skipped.
-func read(ctx context.Context, view *cachedView, terms []weightedTerm, n uint64, k1 float64, acc *accumulator) (found queryMass, err error) {
-	lists := acc.lists
-	for start := 0; start < len(lists); {
+// read scores the postings of acc.lists, which come in term order, and
+// the pairs of the leads, for an index of n documents, each term's score
+// multiplied by its weight in terms, and returns the number of terms
+// found and the sum of their idf. Deleted documents are skipped.
+func (s *Searcher) read(ctx context.Context, view *cachedView, terms []weightedTerm, n uint64, acc *accumulator) (found queryMass, err error) {
+	var leadPairs map[string]pairSet
+	if s.leadPairWeight > 0 {
+		s.leadPairs.mu.RLock()
+		defer s.leadPairs.mu.RUnlock()
+		leadPairs = s.leadPairs.byID
+	}
+	lists, next := acc.lists, 0
+	for t, term := range terms {
 		if err := ctx.Err(); err != nil {
 			return found, err
 		}
-		term := lists[start].term
-		bit := uint64(1) << term
+		bit := uint64(1) << t
 		acc.termDocs = acc.termDocs[:0]
-		i := start
-		for ; i < len(lists) && lists[i].term == term; i++ {
-			l := &lists[i]
+		for ; next < len(lists) && lists[next].term == t; next++ {
+			l := &lists[next]
 			base, deleted := view.bases[l.seg], view.deleted[l.seg]
 			for _, p := range l.postings {
 				if deleted != nil && deleted.Contains(p.doc) {
@@ -380,28 +382,68 @@ func read(ctx context.Context, view *cachedView, terms []weightedTerm, n uint64,
 				acc.addFrequency(base+uint64(p.doc), bit, l.core, l.norm.frequency(p.count, p.length))
 			}
 		}
-		start = i
-		if len(acc.termDocs) == 0 { // every document holding it is deleted
+		if term.pair && leadPairs != nil {
+			if err := acc.addLeadPairs(view, t, term, leadPairs, s.leadPairWeight); err != nil {
+				return found, err
+			}
+		}
+		if len(acc.termDocs) == 0 { // no document holds it, or only deleted ones
 			continue
 		}
 		idf := bm25IDF(n, uint64(len(acc.termDocs)))
 		found.terms++
 		found.idf += idf
-		word := !terms[term].pair
-		if word {
+		if !term.pair {
 			found.wordIDF += idf
 		}
 		for _, j := range acc.termDocs {
 			d := &acc.docs[j]
-			d.sum += terms[term].weight * saturate(idf, d.freq, k1)
+			d.sum += term.weight * saturate(idf, d.freq, s.k1)
 			d.covered += idf
-			if word && d.core&bit != 0 {
+			if !term.pair && d.core&bit != 0 {
 				d.coreIDF += idf
 			}
 			d.freq = 0
 		}
 	}
 	return found, nil
+}
+
+// addLeadPairs adds weight to the frequency of the pair term, the t-th
+// of the query, in each document whose lead holds the pair: it looks for
+// it among the documents whose lead holds both of its words, which the
+// postings of the lead give in document order in each segment.
+func (a *accumulator) addLeadPairs(view *cachedView, t int, term weightedTerm, leadPairs map[string]pairSet, weight float64) error {
+	k := len(a.keys)
+	first, second := a.selfKey[term.words[0]], a.selfKey[term.words[1]]
+	bit := uint64(1) << t
+	for j, sp := range view.segs {
+		pa, pb := a.found[j*k+first].fields[slotDescription], a.found[j*k+second].fields[slotDescription]
+		base, deleted := view.bases[j], view.deleted[j]
+		for x, y := 0, 0; x < len(pa) && y < len(pb); {
+			switch {
+			case pa[x].doc < pb[y].doc:
+				x++
+				continue
+			case pa[x].doc > pb[y].doc:
+				y++
+				continue
+			}
+			doc := pa[x].doc
+			x, y = x+1, y+1
+			if deleted != nil && deleted.Contains(doc) {
+				continue
+			}
+			id, err := sp.id(doc)
+			if err != nil {
+				return err
+			}
+			if leadPairs[id].contains(term.hash) {
+				a.addFrequency(base+uint64(doc), bit, false, weight)
+			}
+		}
+	}
+	return nil
 }
 
 // queryMass is how much of a query the index holds: the number of its
@@ -520,10 +562,11 @@ func docNum(id index.IndexInternalID) (uint64, error) {
 // that a query costs O(matches), not O(catalogue), and allocates nothing
 // here once the pool is warm.
 type accumulator struct {
-	keys  []termKey
-	uses  []keyUse
-	found []*termPostings // by segment, then key
-	lists []postingList
+	keys    []termKey
+	selfKey []int // by query term: the position in keys of the term itself
+	uses    []keyUse
+	found   []*termPostings // by segment, then key
+	lists   []postingList
 	// keep holds the bits, by document number, of the documents in the
 	// query's namespace; filter says to use it.
 	keep   []uint64
@@ -557,7 +600,7 @@ func release(a *accumulator) {
 	}
 	a.docs = a.docs[:0]
 	clear(a.found) // let the caches' entries go with their segments
-	a.keys, a.uses, a.found, a.lists = a.keys[:0], a.uses[:0], a.found[:0], a.lists[:0]
+	a.keys, a.selfKey, a.uses, a.found, a.lists = a.keys[:0], a.selfKey[:0], a.uses[:0], a.found[:0], a.lists[:0]
 	clear(a.keep)
 	a.filter = false
 	accumulators.Put(a)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
@@ -90,9 +91,10 @@ type Searcher struct {
 	idx      bleve.Index
 	analyzer analysis.Analyzer
 	fields   []weightedField
-	// leadPairWeight is Weights.LeadPairs: the weight of the lead-pairs
-	// field, which is indexed only when it is positive.
+	// leadPairWeight is Weights.LeadPairs: the weight of the pairs of
+	// words of the leads, which leadPairs holds when it is positive.
 	leadPairWeight float64
+	leadPairs      *leadPairBook
 	coverage       coverageMode
 	k1             float64
 	lexical        *toolindex.LexicalSearcher // nil without fusion
@@ -172,14 +174,16 @@ func New(opts ...Option) (*Searcher, error) {
 	if err != nil {
 		return nil, errors.Opf(op, errors.Internal, "index mapping: %w", err)
 	}
-	s := &Searcher{fields: c.fields(), leadPairWeight: c.weights.LeadPairs, coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, fuseLexical: c.fusion, blend: c.blend, query: c.query, wholeDescription: c.wholeDescription, lengths: newLengthBook(), postings: newPostingCache()}
+	s := &Searcher{fields: c.fields(), leadPairWeight: c.weights.LeadPairs, coverage: c.coverage, k1: c.k1, fusionWeight: c.fusionWeight, fuseLexical: c.fusion, blend: c.blend, query: c.query, wholeDescription: c.wholeDescription, lengths: newLengthBook(), postings: newPostingCache(), leadPairs: &leadPairBook{byID: map[string]pairSet{}}}
 	for _, f := range s.fields {
 		s.slots[groupWords] = append(s.slots[groupWords], f.slot)
 	}
-	s.slots[groupPairs] = []fieldSlot{slotNamePairs}
-	if s.leadPairWeight > 0 {
-		s.slots[groupPairs] = append(s.slots[groupPairs], slotLeadPairs)
+	// The pairs of the leads are found among the tools whose lead holds
+	// both words of a pair, even when the lead itself weighs nothing.
+	if slot := fieldSlot(textFieldIndex(descriptionField)); s.leadPairWeight > 0 && !slices.Contains(s.slots[groupWords], slot) {
+		s.slots[groupWords] = append(s.slots[groupWords], slot)
 	}
+	s.slots[groupPairs] = []fieldSlot{slotNamePairs}
 	s.slots[groupNamespace] = []fieldSlot{slotNamespaceKey}
 	if c.fusion || c.blend > 0 {
 		s.lexical = toolindex.NewLexicalSearcher()
@@ -236,7 +240,7 @@ func (s *Searcher) Upsert(ctx context.Context, tools []toolmodel.Tool) error {
 		if s.wholeDescription {
 			d.lead, d.details = d.description, ""
 		}
-		d.leadPairs = s.leadPairs(d.lead)
+		d.leadPairs = s.leadPairSet(d.lead)
 		if j, dup := seen[d.id]; dup {
 			docs[j] = d
 			continue
@@ -269,6 +273,9 @@ func (s *Searcher) upsertLocked(ctx context.Context, op string, tools []toolmode
 	if err := s.apply(ctx, op, tools, docs); err != nil {
 		return err
 	}
+	// Every document, changed or not: a reopened on-disk index learns
+	// its leads' pairs from the upserts that follow.
+	s.leadPairs.set(docs)
 	if s.semantic != nil {
 		s.semantic.enqueue(docs)
 	}
@@ -419,6 +426,7 @@ func (s *Searcher) removeLocked(op string, ids []string) error {
 	if s.semantic != nil {
 		s.semantic.remove(ids)
 	}
+	s.leadPairs.drop(ids)
 	if s.texts != nil {
 		s.texts.drop(ids)
 	}
