@@ -160,9 +160,14 @@ func (d *document) contentHash() string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// fields returns the document in the form bleve indexes.
-func (d *document) fields() map[string]any {
-	return map[string]any{
+// fields returns the document in the form bleve indexes, without its
+// empty fields: bleve builds a dictionary for every field a segment
+// holds, at a fixed cost each, which is most of the cost of indexing a
+// small batch. The content hash is left out too unless withHash is set:
+// only an on-disk index reads it back, an in-memory one keeps its
+// documents (segments).
+func (d *document) fields(withHash bool) map[string]any {
+	fields := map[string]any{
 		nameField:             d.name,
 		namespaceField:        d.namespace,
 		titleField:            d.title,
@@ -176,6 +181,15 @@ func (d *document) fields() map[string]any {
 		nameKeyField:          strings.ToLower(d.name),
 		hashField:             d.hash,
 	}
+	if !withHash {
+		delete(fields, hashField)
+	}
+	for name, value := range fields {
+		if value == "" {
+			delete(fields, name)
+		}
+	}
+	return fields
 }
 
 // minLeadWords is the fewest words a description's lead holds when the

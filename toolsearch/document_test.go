@@ -60,10 +60,12 @@ func TestDocumentFields(t *testing.T) {
 	assert.Equal(t, "issues write", d.tags)
 	assert.Equal(t, map[string]any{
 		nameField: "create_issue", namespaceField: "github", titleField: "Create issue\nNew issue",
-		tagsField: "issues write", descriptionField: "Open a ticket.", detailsField: "", paramNamesField: "",
-		paramDescriptionField: "", namespaceKeyField: "github", nameKeyField: "create_issue", hashField: d.hash,
-		namePairsField: "", // the Searcher fills it in (see TestNamePairs)
-	}, d.fields())
+		tagsField: "issues write", descriptionField: "Open a ticket.",
+		namespaceKeyField: "github", nameKeyField: "create_issue", hashField: d.hash,
+		// Empty fields are left out; the Searcher fills in the name's
+		// pairs (see TestNamePairs).
+	}, d.fields(true))
+	assert.NotContains(t, d.fields(false), hashField, "only an on-disk index stores the hash")
 
 	same := tool.Clone()
 	same.Metadata = map[string]any{"not": "searched"}

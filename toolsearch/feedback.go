@@ -176,7 +176,7 @@ func (s *Searcher) expand(terms []string, hits []toolindex.Hit) []weightedTerm {
 // weightedCounts returns the count of each word of d's searched fields,
 // each occurrence counting its field's weight, and their total.
 func (s *Searcher) weightedCounts(d *document) (map[string]float64, float64) {
-	fields := d.fields()
+	fields := d.fields(false)
 	counts := map[string]float64{}
 	var length float64
 	for _, f := range s.fields {

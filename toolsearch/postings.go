@@ -209,6 +209,19 @@ func (sp *segmentPostings) lookup(ctx context.Context, keys []termKey, slots *[3
 	return nil
 }
 
+// dictionary returns the segment's dictionary of the field of slot; the
+// caller holds mu for writing.
+func (sp *segmentPostings) dictionary(slot fieldSlot) (segapi.TermDictionary, error) {
+	if sp.dicts[slot] == nil {
+		d, err := sp.seg.Dictionary(slotFields[slot])
+		if err != nil {
+			return nil, err
+		}
+		sp.dicts[slot] = d
+	}
+	return sp.dicts[slot], nil
+}
+
 // noPostings is the entry of a term that none of its fields holds, which
 // is what most lookups find (a query word in a field that lacks it, an
 // agent noun no tool uses).
@@ -220,36 +233,13 @@ func (sp *segmentPostings) read(ctx context.Context, term string, slots []fieldS
 	var tp *termPostings
 	n := 0
 	for _, slot := range slots {
-		if sp.dicts[slot] == nil {
-			d, err := sp.seg.Dictionary(slotFields[slot])
-			if err != nil {
-				return nil, 0, err
-			}
-			sp.dicts[slot] = d
-		}
-		pl, err := sp.dicts[slot].PostingsList([]byte(term), nil, nil)
+		dict, err := sp.dictionary(slot)
 		if err != nil {
 			return nil, 0, err
 		}
-		if pl == nil || pl.Count() == 0 {
-			continue
-		}
-		list := make([]posting, 0, pl.Count())
-		it := pl.Iterator(true, true, false, nil)
-		for i := 1; ; i++ {
-			if i%ctxCheckEvery == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, 0, err
-				}
-			}
-			p, err := it.Next()
-			if err != nil {
-				return nil, 0, err
-			}
-			if p == nil {
-				break
-			}
-			list = append(list, posting{doc: uint32(p.Number()), count: cap16(p.Frequency()), length: cap16(uint64(fieldLength(p.Norm())))})
+		list, err := sp.postings(ctx, dict, term)
+		if err != nil {
+			return nil, 0, err
 		}
 		if len(list) == 0 {
 			continue
@@ -264,6 +254,28 @@ func (sp *segmentPostings) read(ctx context.Context, term string, slots []fieldS
 		return noPostings, 0, nil
 	}
 	return tp, n, nil
+}
+
+// postings decodes the postings of term in dict.
+func (sp *segmentPostings) postings(ctx context.Context, dict segapi.TermDictionary, term string) ([]posting, error) {
+	pl, err := dict.PostingsList([]byte(term), nil, nil)
+	if err != nil || pl == nil || pl.Count() == 0 {
+		return nil, err
+	}
+	list := make([]posting, 0, pl.Count())
+	it := pl.Iterator(true, true, false, nil)
+	for i := 1; ; i++ {
+		if i%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		p, err := it.Next()
+		if err != nil || p == nil {
+			return list, err
+		}
+		list = append(list, posting{doc: uint32(p.Number()), count: cap16(p.Frequency()), length: cap16(uint64(fieldLength(p.Norm())))})
+	}
 }
 
 // id returns the ID of document num of the segment.

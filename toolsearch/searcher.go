@@ -317,7 +317,7 @@ func (s *Searcher) index(docs []*document) error {
 	mapped := make([]*blevedoc.Document, len(docs))
 	for i, d := range docs {
 		mapped[i] = blevedoc.NewDocument(d.id)
-		if err := s.idx.Mapping().MapDocument(mapped[i], d.fields()); err != nil {
+		if err := s.idx.Mapping().MapDocument(mapped[i], d.fields(s.segs == nil)); err != nil {
 			return fmt.Errorf("index %q: %w", d.id, err)
 		}
 		if err := b.IndexAdvanced(mapped[i]); err != nil {
