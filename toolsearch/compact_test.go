@@ -14,7 +14,8 @@ import (
 )
 
 func TestLevel(t *testing.T) {
-	for size, want := range map[int]int{1: 0, 3: 0, 4: 1, 15: 1, 16: 2, 63: 2, 64: 3, 100000: 8} {
+	const f = mergeFactor
+	for size, want := range map[int]int{1: 0, f - 1: 0, f: 1, f*f - 1: 1, f * f: 2, f*f*f - 1: 2, f * f * f: 3, f*f*f*f*f + 1: 5} {
 		assert.Equal(t, want, level(size), "level(%d)", size)
 	}
 }
@@ -22,22 +23,28 @@ func TestLevel(t *testing.T) {
 func TestSegmentsMergeFullLevels(t *testing.T) {
 	s := newSegments()
 	doc := func(id string) *document { return &document{id: id, hash: "h"} }
-	for i := range 3 {
-		s.indexed([]*document{doc(fmt.Sprint("d", i))})
+	for i := range mergeFactor - 1 {
+		s.indexed([]*document{doc(fmt.Sprintf("d%02d", i))})
 	}
-	assert.Nil(t, s.nextMerge(), "three segments of level 0 do not fill it")
-	s.indexed([]*document{doc("d3")})
+	assert.Nil(t, s.nextMerge(), "mergeFactor-1 segments of level 0 do not fill it")
+	s.indexed([]*document{doc(fmt.Sprintf("d%02d", mergeFactor-1))})
 	merge := s.nextMerge()
-	require.Len(t, merge, 4)
-	assert.Equal(t, "d0", merge[0].id, "merges come in ID order")
+	require.Len(t, merge, mergeFactor)
+	assert.Equal(t, "d00", merge[0].id, "merges come in ID order")
 	s.indexed(merge)
 	assert.Len(t, s.all, 1)
 
 	// Updating a document moves it to the new segment; removing the
 	// others empties and forgets the old one.
-	s.indexed([]*document{doc("d1")})
+	s.indexed([]*document{doc("d01")})
 	assert.Len(t, s.all, 2)
-	s.removed([]string{"d0", "d2", "d3"})
+	var others []string
+	for _, d := range merge {
+		if d.id != "d01" {
+			others = append(others, d.id)
+		}
+	}
+	s.removed(others)
 	assert.Len(t, s.all, 1)
 	assert.Len(t, s.docs, 1)
 	assert.Nil(t, s.nextMerge())
