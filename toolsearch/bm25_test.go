@@ -254,6 +254,8 @@ func TestLengthsSurviveReopening(t *testing.T) {
 	s, err = New(WithPath(dir))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	_, err = s.Search(ctx, query) // cache what the segments hold before the pairs are known
+	require.NoError(t, err)
 	require.NoError(t, s.Upsert(ctx, tools))
 	after, err = s.Search(ctx, query)
 	require.NoError(t, err)

@@ -50,16 +50,36 @@ func pairHashOf(a, b []byte) uint64 {
 // leadPairBook holds the pairSet of each upserted tool's lead. Changes
 // take its lock for a map update only; queries read it with the read
 // lock held, never across an indexing batch.
+//
+// A query caches, in each segment, the documents whose lead holds a pair
+// (segmentPostings.leadPairs), computed from the book. A document's pairs
+// change with its lead, which is then indexed again, as a new document in
+// a new segment: its pairs are set before it is indexed, so that no query
+// sees the new document with the old pairs, and the old document is
+// deleted, so that what any segment cached about it is skipped. Pairs
+// that change without their document being indexed again (those of an
+// on-disk index that was reopened, learnt from the upserts that follow)
+// start a new generation, which leaves what the segments cached before
+// behind.
 type leadPairBook struct {
 	mu   sync.RWMutex
 	byID map[string]pairSet
+	gen  uint64
 }
 
-// set records the pairs of the documents' leads.
-func (b *leadPairBook) set(docs []*document) {
+// set records the pairs of the documents' leads. indexed says that the
+// documents are about to be indexed; otherwise a change of pairs starts a
+// new generation.
+func (b *leadPairBook) set(docs []*document, indexed bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, d := range docs {
+		if slices.Equal(b.byID[d.id], d.leadPairs) {
+			continue
+		}
+		if !indexed {
+			b.gen++
+		}
 		if len(d.leadPairs) == 0 {
 			delete(b.byID, d.id)
 			continue

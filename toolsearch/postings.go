@@ -99,6 +99,9 @@ type segmentPostings struct {
 	mu    sync.RWMutex
 	terms map[termKey]*termPostings
 	size  int // the postings held in terms
+	// leadPairs holds, by pair and generation of the leadPairBook, the
+	// documents whose lead holds the pair (with a count of 1).
+	leadPairs map[leadPairKey][]posting
 	// dicts are the segment's term dictionaries, opened on the first
 	// miss in each field; a dictionary is not safe for concurrent use,
 	// so they are used with mu held for writing.
@@ -199,8 +202,7 @@ func (sp *segmentPostings) lookup(ctx context.Context, keys []termKey, slots *[3
 			return err
 		}
 		if sp.size+n > sp.maxPostings || len(sp.terms) >= sp.maxTerms {
-			clear(sp.terms)
-			sp.size = 0
+			sp.empty()
 		}
 		sp.terms[k] = tp
 		sp.size += n
@@ -220,6 +222,64 @@ func (sp *segmentPostings) dictionary(slot fieldSlot) (segapi.TermDictionary, er
 		sp.dicts[slot] = d
 	}
 	return sp.dicts[slot], nil
+}
+
+// empty empties the cache; the caller holds mu for writing.
+func (sp *segmentPostings) empty() {
+	clear(sp.terms)
+	clear(sp.leadPairs)
+	sp.size = 0
+}
+
+// leadPairKey identifies the documents whose lead holds a pair, in a
+// generation of the leadPairBook.
+type leadPairKey struct {
+	hash, gen uint64
+}
+
+// leadPairPostings returns the documents of the segment whose lead holds
+// the pair of hash h, in generation gen of the pairs of the leads byID,
+// given the postings in the lead of its two words: the documents that
+// hold both words, whose pairs hold h. The caller holds the book's read
+// lock.
+func (sp *segmentPostings) leadPairPostings(h, gen uint64, first, second []posting, byID map[string]pairSet) ([]posting, error) {
+	key := leadPairKey{hash: h, gen: gen}
+	sp.mu.RLock()
+	list, ok := sp.leadPairs[key]
+	sp.mu.RUnlock()
+	if ok {
+		return list, nil
+	}
+	for x, y := 0, 0; x < len(first) && y < len(second); {
+		switch {
+		case first[x].doc < second[y].doc:
+			x++
+			continue
+		case first[x].doc > second[y].doc:
+			y++
+			continue
+		}
+		doc := first[x].doc
+		x, y = x+1, y+1
+		id, err := sp.id(doc)
+		if err != nil {
+			return nil, err
+		}
+		if byID[id].contains(h) {
+			list = append(list, posting{doc: doc, count: 1, length: 1})
+		}
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.size+len(list) > sp.maxPostings || len(sp.terms)+len(sp.leadPairs) >= sp.maxTerms {
+		sp.empty()
+	}
+	if sp.leadPairs == nil {
+		sp.leadPairs = map[leadPairKey][]posting{}
+	}
+	sp.leadPairs[key] = list
+	sp.size += len(list)
+	return list, nil
 }
 
 // noPostings is the entry of a term that none of its fields holds, which

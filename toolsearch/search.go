@@ -359,11 +359,14 @@ func (s *Searcher) open(ctx context.Context, view *cachedView, terms []weightedT
 // multiplied by its weight in terms, and returns the number of terms
 // found and the sum of their idf. Deleted documents are skipped.
 func (s *Searcher) read(ctx context.Context, view *cachedView, terms []weightedTerm, n uint64, acc *accumulator) (found queryMass, err error) {
-	var leadPairs map[string]pairSet
+	var (
+		leadPairs map[string]pairSet
+		gen       uint64
+	)
 	if s.leadPairWeight > 0 {
 		s.leadPairs.mu.RLock()
 		defer s.leadPairs.mu.RUnlock()
-		leadPairs = s.leadPairs.byID
+		leadPairs, gen = s.leadPairs.byID, s.leadPairs.gen
 	}
 	lists, next := acc.lists, 0
 	for t, term := range terms {
@@ -383,7 +386,7 @@ func (s *Searcher) read(ctx context.Context, view *cachedView, terms []weightedT
 			}
 		}
 		if term.pair && leadPairs != nil {
-			if err := acc.addLeadPairs(view, t, term, leadPairs, s.leadPairWeight); err != nil {
+			if err := acc.addLeadPairs(view, t, term, leadPairs, gen, s.leadPairWeight); err != nil {
 				return found, err
 			}
 		}
@@ -410,37 +413,28 @@ func (s *Searcher) read(ctx context.Context, view *cachedView, terms []weightedT
 }
 
 // addLeadPairs adds weight to the frequency of the pair term, the t-th
-// of the query, in each document whose lead holds the pair: it looks for
-// it among the documents whose lead holds both of its words, which the
-// postings of the lead give in document order in each segment.
-func (a *accumulator) addLeadPairs(view *cachedView, t int, term weightedTerm, leadPairs map[string]pairSet, weight float64) error {
+// of the query, in each document whose lead holds the pair, which each
+// segment works out once from the postings of its words in the lead and
+// the pairs of the leads (leadPairPostings).
+func (a *accumulator) addLeadPairs(view *cachedView, t int, term weightedTerm, leadPairs map[string]pairSet, gen uint64, weight float64) error {
 	k := len(a.keys)
 	first, second := a.selfKey[term.words[0]], a.selfKey[term.words[1]]
 	bit := uint64(1) << t
 	for j, sp := range view.segs {
 		pa, pb := a.found[j*k+first].fields[slotDescription], a.found[j*k+second].fields[slotDescription]
+		if len(pa) == 0 || len(pb) == 0 {
+			continue
+		}
+		list, err := sp.leadPairPostings(term.hash, gen, pa, pb, leadPairs)
+		if err != nil {
+			return err
+		}
 		base, deleted := view.bases[j], view.deleted[j]
-		for x, y := 0, 0; x < len(pa) && y < len(pb); {
-			switch {
-			case pa[x].doc < pb[y].doc:
-				x++
-				continue
-			case pa[x].doc > pb[y].doc:
-				y++
+		for _, p := range list {
+			if deleted != nil && deleted.Contains(p.doc) {
 				continue
 			}
-			doc := pa[x].doc
-			x, y = x+1, y+1
-			if deleted != nil && deleted.Contains(doc) {
-				continue
-			}
-			id, err := sp.id(doc)
-			if err != nil {
-				return err
-			}
-			if leadPairs[id].contains(term.hash) {
-				a.addFrequency(base+uint64(doc), bit, false, weight)
-			}
+			a.addFrequency(base+uint64(p.doc), bit, false, weight)
 		}
 	}
 	return nil

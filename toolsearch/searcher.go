@@ -273,9 +273,6 @@ func (s *Searcher) upsertLocked(ctx context.Context, op string, tools []toolmode
 	if err := s.apply(ctx, op, tools, docs); err != nil {
 		return err
 	}
-	// Every document, changed or not: a reopened on-disk index learns
-	// its leads' pairs from the upserts that follow.
-	s.leadPairs.set(docs)
 	if s.semantic != nil {
 		s.semantic.enqueue(docs)
 	}
@@ -297,6 +294,11 @@ func (s *Searcher) apply(ctx context.Context, op string, tools []toolmodel.Tool,
 	if err != nil {
 		return errors.Opf(op, errors.Internal, "read indexed documents: %w", err)
 	}
+	// The pairs of the leads of the documents indexed are set first (see
+	// leadPairBook); then those of every document, changed or not: a
+	// reopened on-disk index learns them from the upserts that follow.
+	s.leadPairs.set(changed, true)
+	defer s.leadPairs.set(docs, false)
 	if len(changed) == 0 {
 		return nil
 	}
