@@ -72,6 +72,22 @@ func BenchmarkSearch(b *testing.B) {
 			benchmarkQueries(b, s, evalQs)
 		})
 	}
+	// What the optional parts of the ranking cost a query.
+	noLeadPairs := toolsearch.DefaultWeights()
+	noLeadPairs.LeadPairs = 0
+	for _, bc := range []struct {
+		name string
+		opts []toolsearch.Option
+	}{
+		{name: "blend=0", opts: []toolsearch.Option{toolsearch.WithLexicalBlend(0)}},
+		{name: "lead-pairs=0", opts: []toolsearch.Option{toolsearch.WithWeights(noLeadPairs)}},
+	} {
+		b.Run("eval/tools=4000/"+bc.name, func(b *testing.B) {
+			s := newSearcher(b, bc.opts...)
+			require.NoError(b, s.Upsert(context.Background(), evalCatalogue(b, 4000)))
+			benchmarkQueries(b, s, evalQs)
+		})
+	}
 	// Long queries of two words repeated, on 1000 tools: the cost must
 	// grow linearly with the query's length, not with its square.
 	b.Run("longquery", func(b *testing.B) {
