@@ -133,19 +133,29 @@ func pairKey(a, b string) string {
 
 // tokenGroups returns the terms of tokens grouped by position, in order
 // of position; a split identifier puts the whole and its first part at
-// the same position.
+// the same position. The groups share one backing array: a query is
+// grouped for every search.
 func tokenGroups(tokens analysis.TokenStream) [][]string {
-	var groups [][]string
+	terms := make([]string, 0, len(tokens))
+	var starts []int
 	last := 0
 	for _, tok := range tokens {
 		if len(tok.Term) == 0 {
 			continue
 		}
-		if len(groups) == 0 || tok.Position != last {
-			groups = append(groups, nil)
+		if len(terms) == 0 || tok.Position != last {
+			starts = append(starts, len(terms))
 			last = tok.Position
 		}
-		groups[len(groups)-1] = append(groups[len(groups)-1], string(tok.Term))
+		terms = append(terms, string(tok.Term))
+	}
+	groups := make([][]string, len(starts))
+	for i, start := range starts {
+		end := len(terms)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		groups[i] = terms[start:end:end]
 	}
 	return groups
 }
@@ -165,7 +175,13 @@ func pairs(groups [][]string, window, limit int) []string {
 		groups = pairGroups(groups, maxPairGroups)
 	}
 	var out []string
-	seen := map[[2]string]bool{}
+	// A query's pairs are few: looking through them costs less than a
+	// map.
+	var seen map[[2]string]bool
+	var few [][2]string
+	if limit > maxQueryTerms {
+		seen = map[[2]string]bool{}
+	}
 	for i := range groups {
 		for j := i + 1; j < len(groups) && (window < 1 || j-i <= window); j++ {
 			for _, a := range groups[i] {
@@ -174,13 +190,17 @@ func pairs(groups [][]string, window, limit int) []string {
 						continue
 					}
 					k := [2]string{min(a, b), max(a, b)}
-					if seen[k] {
+					if seen[k] || seen == nil && slices.Contains(few, k) {
 						continue
 					}
 					if len(out) == limit {
 						return out
 					}
-					seen[k] = true
+					if seen != nil {
+						seen[k] = true
+					} else {
+						few = append(few, k)
+					}
 					out = append(out, pairKey(a, b))
 				}
 			}

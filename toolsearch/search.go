@@ -226,10 +226,10 @@ func (s *Searcher) queryTerms(tokens analysis.TokenStream) []string {
 	var terms []string
 	seen := map[string]bool{}
 	for _, tok := range tokens {
-		term := string(tok.Term)
-		if term == "" || seen[term] {
+		if len(tok.Term) == 0 || seen[string(tok.Term)] {
 			continue
 		}
+		term := string(tok.Term)
 		seen[term] = true
 		terms = append(terms, term)
 		if len(terms) == maxQueryTerms {
