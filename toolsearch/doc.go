@@ -54,6 +54,17 @@
 // toolindex's built-in one, on a labelled dataset or on a long,
 // parameter-heavy variant of it: Recall@k, MRR, nDCG@10 and latency.
 //
+// # Cost
+//
+// A query's postings are read from bleve's segments once and kept,
+// decoded, with the segment, so that later queries asking for the same
+// words look them up in a map; a change to the index adds a segment and
+// leaves the others' caches valid. What remains per query is linear in
+// the number of postings of its words (the tools that share a word with
+// it), on top of a fixed part: analysing the query, the lexical blend's
+// search, one map lookup per term and segment. The package's README
+// gives a cost model per stage with figures; [Searcher] sums it up.
+//
 // # Tuning
 //
 // The default weights were measured on short catalogues (MCP reference

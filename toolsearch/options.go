@@ -41,8 +41,9 @@ type Weights struct {
 	// not counted) in the first paragraph of the description, against
 	// 1 for the pairs of words of the name: a pair of query words both
 	// found there counts once more (see the package documentation).
-	// With 0 they are neither searched nor indexed, which halves the
-	// time indexing takes.
+	// With 0 they are neither formed nor searched. They are kept in
+	// memory, not indexed: a reopened on-disk index learns them from the
+	// upserts that follow.
 	LeadPairs float64
 }
 
