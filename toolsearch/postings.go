@@ -109,7 +109,12 @@ type segmentPostings struct {
 	// miss in each field; a dictionary is not safe for concurrent use,
 	// so they are used with mu held for writing.
 	dicts [numSlots]segapi.TermDictionary
-	ids   []string // by document number; "" until looked up
+	// list and iter are reused from one miss to the next, as bleve's
+	// own readers reuse theirs: a query on a new segment misses on most
+	// of its terms. They are used with mu held for writing.
+	list segapi.PostingsList
+	iter segapi.PostingsIterator
+	ids  []string // by document number; "" until looked up
 }
 
 // cachedView is the segments of one index snapshot with their caches:
@@ -325,14 +330,20 @@ func (sp *segmentPostings) read(ctx context.Context, term string, slots []fieldS
 	return tp, n, nil
 }
 
-// postings decodes the postings of term in dict.
+// postings decodes the postings of term in dict; the caller holds mu for
+// writing.
 func (sp *segmentPostings) postings(ctx context.Context, dict segapi.TermDictionary, term string) ([]posting, error) {
-	pl, err := dict.PostingsList([]byte(term), nil, nil)
-	if err != nil || pl == nil || pl.Count() == 0 {
+	pl, err := dict.PostingsList([]byte(term), nil, sp.list)
+	if err != nil || pl == nil {
 		return nil, err
 	}
+	sp.list = pl
+	if pl.Count() == 0 {
+		return nil, nil
+	}
 	list := make([]posting, 0, pl.Count())
-	it := pl.Iterator(true, true, false, nil)
+	it := pl.Iterator(true, true, false, sp.iter)
+	sp.iter = it
 	for i := 1; ; i++ {
 		if i%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
