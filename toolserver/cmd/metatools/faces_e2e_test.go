@@ -231,9 +231,9 @@ server: {passthrough: ["text:*", "math:*"]}
 codeMode: {enabled: true}
 mcpServers:
   - name: down
-    command: ` + filepath.Join(t.TempDir(), "no-such-server") + `
+    command: /nonexistent/no-such-server
   - name: hidden
-    command: ` + filepath.Join(t.TempDir(), "no-such-secret-server") + `
+    command: /nonexistent/no-such-secret-server
   - name: secret
     command: node
     args: [` + strconv.Quote(upstream) + `, ` + strconv.Quote(modules) + `, secret]
