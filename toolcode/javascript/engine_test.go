@@ -150,6 +150,10 @@ func TestBadArguments(t *testing.T) {
 	}
 }
 
+// TestSpinStopsNearDeadline shows a busy loop interrupted at its
+// deadline rather than run on. The bound leaves room for the scheduling
+// of a loaded machine under the race detector (about 150 ms seen with
+// every core busy); on a quiet one the loop stops within a millisecond.
 func TestSpinStopsNearDeadline(t *testing.T) {
 	x := newExecutor(t)
 	for _, wall := range []time.Duration{50 * time.Millisecond, 300 * time.Millisecond} {
@@ -158,7 +162,7 @@ func TestSpinStopsNearDeadline(t *testing.T) {
 		late := time.Since(start) - wall
 		require.Error(t, err)
 		assert.Equal(t, errors.Timeout, errors.CodeOf(err))
-		assert.Less(t, late, 100*time.Millisecond)
+		assert.Less(t, late, 500*time.Millisecond)
 		t.Logf("timeout %v: stopped %v after the deadline", wall, late)
 	}
 }
