@@ -246,6 +246,17 @@ func (s *Store) Observe(l Listing) ([]Verdict, error) {
 			if in.Current != in.Approved {
 				v.Findings = s.scanner.Scan(it)
 				v.Findings = append(v.Findings, s.scanner.ScanName(l.Names, it)...)
+				if rec != nil && rec.Pending != nil && rec.Pending.Fingerprint == v.Fingerprint {
+					// What was found on this version stays with it until it
+					// is approved: a name check depends on what else is
+					// listed, and a restart lists the upstreams in another
+					// order.
+					for _, f := range rec.Pending.Findings {
+						if !slices.Contains(v.Findings, f) {
+							v.Findings = append(v.Findings, f)
+						}
+					}
+				}
 				in.Findings = v.Findings
 			}
 			d := Decide(in)

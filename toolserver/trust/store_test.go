@@ -236,6 +236,12 @@ func TestStoreNamesAcrossUpstreams(t *testing.T) {
 	assert.Equal(t, []verdict{{"evil:github.create_issue", false, "finding high: name-confusable in name"}, {"evil:ok", true, "new tool pinned on first sight"}}, verdicts(vs))
 	// The index now holds the admitted tools of both.
 	assert.Len(t, s.Scanner().ScanName(names, &trust.Item{Upstream: "x", Kind: trust.KindTool, Name: "ok"}), 1)
+
+	// After a restart, evil may list before github: the version found
+	// confusable stays quarantined until approved.
+	vs, err = s.Observe(trust.Listing{Upstream: "evil", Kind: trust.KindTool, Items: []trust.Item{evil}, Names: trust.NewNames()})
+	require.NoError(t, err)
+	assert.Equal(t, []verdict{{"evil:github.create_issue", false, "finding high: name-confusable in name"}}, verdicts(vs))
 }
 
 // TestStoreRestart reopens the store: pins, pending versions and their

@@ -706,7 +706,7 @@ func (e *env) toolsReview(args []string) error {
 		for _, f := range p.Findings {
 			fmt.Fprintf(e.stdout, "  found: %s\n", f.String())
 		}
-		if changes := r.Diff(); len(changes) > 0 {
+		if changes := r.Diff(); r.Approved != nil && len(changes) > 0 {
 			fmt.Fprintf(e.stdout, "  changed since approved:\n%s", indent(trust.FormatChanges(changes), "    "))
 		}
 		fmt.Fprintln(e.stdout)
