@@ -8,7 +8,10 @@
 // guest calls the host ("tools/search", "tools/namespaces",
 // "tools/describe", "tools/examples", "tools/run", "tools/chain") and
 // sends "log" notifications; last, it answers "execute" with the program's
-// value or its error. Errors cross as JSON-RPC error objects carrying the
+// value or its error. A guest may first announce, with a "ready"
+// notification, that its start is over: a host that starts guests ahead
+// of their executions waits for it ([AwaitReady]), and [Host] skips it
+// when it is the guest's first message. Errors cross as JSON-RPC error objects carrying the
 // error's code and meta ([errors.ToWire]), so a limit reached in the host
 // fails the program with the same code it has in process.
 //

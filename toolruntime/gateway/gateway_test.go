@@ -173,6 +173,11 @@ func TestHostFailures(t *testing.T) {
 		}, 0, &fakeTools{maxLog: 15}, errors.ResourceExhausted, toolcode.LimitOutputBytes},
 		{"program error keeps its code", []string{`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"x","data":{"code":"timeout"}}}`}, 0, nil, errors.Timeout, ""},
 		{"malformed answer", []string{`{"jsonrpc":"2.0","id":1,"result":[]}`}, 0, nil, errors.InvalidArgument, ""},
+		{"ready after another message", []string{
+			`{"jsonrpc":"2.0","method":"log","params":{"line":"x"}}`,
+			`{"jsonrpc":"2.0","method":"ready"}`,
+		}, 0, nil, errors.InvalidArgument, ""},
+		{"ready twice", []string{`{"jsonrpc":"2.0","method":"ready"}`, `{"jsonrpc":"2.0","method":"ready"}`}, 0, nil, errors.InvalidArgument, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,6 +200,63 @@ func TestHostFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHostSkipsReady shows that a guest that announces its start, as the
+// runner does, is served: the host skips the announcement.
+func TestHostSkipsReady(t *testing.T) {
+	g := startHost(t, &fakeTools{}, 0)
+	g.read()
+	g.write(`{"jsonrpc":"2.0","method":"ready"}`)
+	g.write(`{"jsonrpc":"2.0","id":1,"result":{"value":2}}`)
+	res := g.result()
+	require.NoError(t, res.err)
+	assert.JSONEq(t, `2`, string(res.value))
+}
+
+// TestAwaitReady reads the announcement and nothing after it.
+func TestAwaitReady(t *testing.T) {
+	r := strings.NewReader(`{"jsonrpc":"2.0","method":"ready"}` + "\n" + `{"jsonrpc":"2.0","id":1,"result":{"value":2}}` + "\n")
+	require.NoError(t, gateway.AwaitReady(r))
+	m, err := gateway.NewReader(r, 0).Read()
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), m.ID, "the message after the announcement is left to read")
+
+	for name, tc := range map[string]struct {
+		in   string
+		code errors.Code
+	}{
+		"end first":         {`{"jsonrpc":"2.0","met`, errors.Unavailable},
+		"another message":   {`{"jsonrpc":"2.0","method":"log","params":{"line":"x"}}` + "\n", errors.InvalidArgument},
+		"malformed":         {"not json\n", errors.InvalidArgument},
+		"no line in bounds": {strings.Repeat("x", 1000), errors.InvalidArgument},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := gateway.AwaitReady(strings.NewReader(tc.in))
+			require.Error(t, err)
+			assert.Equal(t, tc.code, errors.CodeOf(err), "%v", err)
+		})
+	}
+}
+
+// TestServeAnnouncesReady shows the guest's announcement, sent before it
+// reads its execution.
+func TestServeAnnouncesReady(t *testing.T) {
+	toGuest, fromHost := io.Pipe()
+	toHost, fromGuest := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- gateway.Serve(context.Background(), toGuest, fromGuest, func(context.Context, gateway.Execution, toolcode.Tools) (json.RawMessage, error) {
+			return json.RawMessage(`3`), nil
+		}, gateway.GuestOptions{Ready: true})
+		_ = fromGuest.Close()
+	}()
+	require.NoError(t, gateway.AwaitReady(toHost))
+	v, err := gateway.Host(context.Background(), toHost, fromHost, gateway.Execution{Language: "x"}, &fakeTools{}, 0)
+	require.NoError(t, err)
+	assert.JSONEq(t, `3`, string(v))
+	_ = fromHost.Close()
+	require.NoError(t, <-done)
 }
 
 func TestReader(t *testing.T) {

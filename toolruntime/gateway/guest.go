@@ -30,6 +30,12 @@ type GuestOptions struct {
 	// the guest does nothing else while it waits for an answer.
 	// Elsewhere, a goroutine reads the answers as they come.
 	Sequential bool
+	// Ready sends a [MethodReady] notification before reading the
+	// execution: a host that starts guests ahead of their executions
+	// learns that the guest's start is over ([AwaitReady]). The write
+	// must not block until the host reads: over a pipe without a buffer
+	// (io.Pipe), the host must read it before it sends the execution.
+	Ready bool
 }
 
 // Serve is the guest's side of the protocol: it reads the host's
@@ -42,6 +48,12 @@ type GuestOptions struct {
 // ends when r ends, which the host causes by closing the guest's stdin or
 // ending the guest.
 func Serve(ctx context.Context, r io.Reader, w io.Writer, run RunFunc, opts GuestOptions) error {
+	out := NewWriter(w)
+	if opts.Ready {
+		if err := out.Write(Message{Method: MethodReady}); err != nil {
+			return err
+		}
+	}
 	in := NewReader(r, opts.MaxMessageBytes)
 	m, err := in.Read()
 	if err != nil {
@@ -50,7 +62,6 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, run RunFunc, opts Gues
 	if !m.IsRequest() || m.Method != MethodExecute {
 		return errors.Opf("gateway.Serve", errors.InvalidArgument, "expected an %s request, got %q", MethodExecute, m.Method)
 	}
-	out := NewWriter(w)
 	var ex Execution
 	if err := json.Unmarshal(m.Params, &ex); err != nil {
 		return out.Write(Message{ID: m.ID, Error: errors.ToWire(errors.Opf("gateway.Serve", errors.InvalidArgument, "malformed execution: %v", err))})

@@ -48,7 +48,7 @@ func Host(ctx context.Context, r io.Reader, w io.Writer, ex Execution, tools too
 		return nil, hostError(ctx, err)
 	}
 	in := NewReader(r, maxMessage)
-	for {
+	for first := true; ; first = false {
 		m, err := in.Read()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -68,6 +68,10 @@ func Host(ctx context.Context, r io.Reader, w io.Writer, ex Execution, tools too
 			return res.Value, nil
 		case m.IsResponse():
 			return nil, errors.Opf("gateway.Host", errors.InvalidArgument, "the guest answered request %d, which the host never sent", m.ID)
+		case first && m.IsNotification() && m.Method == MethodReady:
+			// A guest started on demand announces its start too: only as
+			// its first message, so that it cannot keep the host busy
+			// with it.
 		case m.IsNotification() && m.Method == MethodLog:
 			var p logParams
 			if err := json.Unmarshal(m.Params, &p); err != nil {
@@ -94,6 +98,43 @@ func Host(ctx context.Context, r io.Reader, w io.Writer, ex Execution, tools too
 			}()
 		}
 	}
+}
+
+// maxReadyBytes bounds what [AwaitReady] reads: a ready notification is
+// a few tens of bytes.
+const maxReadyBytes = 256
+
+// AwaitReady reads the guest's [MethodReady] notification from r, its
+// stdout, and nothing after it, so that r can then be given to [Host]: a
+// host that starts guests ahead of their executions learns with it that a
+// guest has started and waits for its execution. It reads one byte at a
+// time (the guest writes nothing else before the execution). It fails
+// with code [errors.Unavailable] when r ends first, and with
+// [errors.InvalidArgument] when the guest sends anything else.
+func AwaitReady(r io.Reader) error {
+	line := make([]byte, 0, 64)
+	var b [1]byte
+	for len(line) < maxReadyBytes {
+		n, err := r.Read(b[:])
+		if n == 1 {
+			if b[0] == '\n' {
+				m, err := Decode(line)
+				if err != nil {
+					return err
+				}
+				if !m.IsNotification() || m.Method != MethodReady {
+					return errors.Opf("gateway.AwaitReady", errors.InvalidArgument, "expected a %s notification, got %q", MethodReady, m.Method)
+				}
+				return nil
+			}
+			line = append(line, b[0])
+			continue
+		}
+		if err != nil {
+			return errors.Opf("gateway.AwaitReady", errors.Unavailable, "the guest ended before it was ready: %v", err)
+		}
+	}
+	return errors.Opf("gateway.AwaitReady", errors.InvalidArgument, "no %s notification in the first %d bytes", MethodReady, maxReadyBytes)
 }
 
 // hostError prefers the context's error: when ctx is done the stream was

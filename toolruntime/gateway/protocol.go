@@ -9,8 +9,11 @@ import (
 
 // The methods of the protocol. The host sends one request, [MethodExecute],
 // and the guest answers it last; in between, the guest calls the tools
-// methods and sends [MethodLog] notifications.
+// methods and sends [MethodLog] notifications. A guest may first send a
+// [MethodReady] notification, once it has started and before it reads the
+// execution.
 const (
+	MethodReady      = "ready"
 	MethodExecute    = "execute"
 	MethodSearch     = "tools/search"
 	MethodNamespaces = "tools/namespaces"

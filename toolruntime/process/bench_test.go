@@ -27,17 +27,36 @@ func executor(tb testing.TB, b toolruntime.Backend, p toolruntime.SecurityProfil
 }
 
 // BenchmarkStartup is the cost of one execution of a trivial program: a
-// process started, the program sent, its value read, everything removed.
+// process started (cold) or taken from the pool (warm), the program sent,
+// its value read, everything removed. A warm execution finds its process
+// ready, as an execution does that comes after the pool had time to
+// refill (the refill is outside the timed part): the latency a program
+// sees, not the backend's throughput.
 func BenchmarkStartup(b *testing.B) {
 	for _, mode := range modes {
-		b.Run(mode.name, func(b *testing.B) {
-			x, _ := executor(b, newBackend(b, mode.opts...), toolruntime.Standard, "javascript")
-			b.ReportAllocs()
-			for b.Loop() {
-				_, err := x.Execute(context.Background(), toolcode.ExecuteParams{Code: `return 1`})
-				require.NoError(b, err)
+		for _, warm := range []bool{true, false} {
+			name := mode.name + "/cold"
+			opts := append([]process.Option{process.WithWarm(0)}, mode.opts...)
+			if warm {
+				name = mode.name + "/warm"
+				opts = append([]process.Option{process.WithWarm(1)}, mode.opts...)
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				be := newBackend(b, opts...)
+				x, _ := executor(b, be, toolruntime.Standard, "javascript")
+				ctx := context.Background()
+				b.ReportAllocs()
+				for b.Loop() {
+					if warm {
+						b.StopTimer()
+						require.NoError(b, be.Warm(ctx, toolruntime.DefaultLimits))
+						b.StartTimer()
+					}
+					_, err := x.Execute(ctx, toolcode.ExecuteParams{Code: `return 1`})
+					require.NoError(b, err)
+				}
+			})
+		}
 	}
 }
 

@@ -1,9 +1,11 @@
 package process_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/metatools-go/metatools/toolcode/toolcodetest"
@@ -25,8 +27,16 @@ var modes = []struct {
 
 func newBackend(t testing.TB, opts ...process.Option) *process.Backend {
 	t.Helper()
-	b, err := process.New(runnerPath, opts...)
+	return newBackendOf(t, runnerPath, opts...)
+}
+
+// newBackendOf returns a backend of the runner at path, closed (its
+// processes started ahead stopped) when t ends.
+func newBackendOf(t testing.TB, path string, opts ...process.Option) *process.Backend {
+	t.Helper()
+	b, err := process.New(path, opts...)
 	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, b.Close(context.Background())) })
 	return b
 }
 
@@ -37,6 +47,8 @@ const startup = 2 * time.Second
 func TestConformance(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {
+			// The suite closes each backend, and checks that nothing of
+			// its pool is left.
 			report := toolruntimetest.RunBackend(t, func(t *testing.T) toolruntime.Backend {
 				b, err := process.New(toolruntimetest.BuildRunner(t, "", ""), mode.opts...)
 				require.NoError(t, err)

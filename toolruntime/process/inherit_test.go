@@ -16,7 +16,6 @@ import (
 	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/toolcode/toolcodetest"
 	"github.com/metatools-go/metatools/toolruntime"
-	"github.com/metatools-go/metatools/toolruntime/process"
 	"github.com/metatools-go/metatools/toolruntime/toolruntimetest"
 	"github.com/metatools-go/metatools/toolruntime/toolruntimetest/probe"
 )
@@ -34,8 +33,7 @@ func TestSandboxInheritsNoDescriptor(t *testing.T) {
 	runner := toolruntimetest.BuildRunner(t, "", "")
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {
-			b, err := process.New(runner, mode.opts...)
-			require.NoError(t, err)
+			b := newBackendOf(t, runner, mode.opts...)
 			rt, err := toolruntime.New(toolruntime.WithBackend(toolruntime.Standard, b))
 			require.NoError(t, err)
 			engine, err := rt.Engine(toolruntime.Standard, probe.Language)

@@ -14,6 +14,7 @@ type config struct {
 	stderrTail   int
 	onStart      func(pid int)
 	user         *credential
+	warm         int
 }
 
 // credential is the user and group a sandbox runs as.
@@ -102,6 +103,39 @@ func WithOpenFiles(n int) Option {
 			return errors.Errorf(errors.InvalidArgument, "WithOpenFiles: %d is below 16, too few for the runner", n)
 		}
 		c.openFiles = n
+		return nil
+	}
+}
+
+// DefaultWarm is how many runner processes the backend keeps started
+// ahead of the executions, for each set of limits it runs programs under
+// (see [WithWarm]).
+const DefaultWarm = 1
+
+// MaxWarmLimits is how many different sets of limits the backend keeps
+// processes started ahead for; the pool of the limits used least recently
+// goes first. A [toolruntime.Runtime] runs all its programs under one.
+const MaxWarmLimits = 4
+
+// WithWarm keeps n runner processes started ahead of the executions
+// (default [DefaultWarm]; 0 starts each process when its execution comes).
+// A process started ahead is what a cold start makes, with its limits:
+// under bubblewrap, in its cgroups, with its rlimits and private
+// directory, its start-up done, waiting for its execution (it has sent
+// the gateway's ready notification). It serves one execution and is then
+// destroyed as any other; the pool starts another in the background.
+//
+// The pool is kept per set of [toolruntime.Limits]: the first execution
+// under limits starts cold and fills their pool; a process is never given
+// to an execution under other limits. A process started ahead holds its
+// memory (about 10 MiB) and counts against the processes of its user.
+// [Backend.Close] stops the pools.
+func WithWarm(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return errors.Errorf(errors.InvalidArgument, "WithWarm: negative number of processes %d", n)
+		}
+		c.warm = n
 		return nil
 	}
 }

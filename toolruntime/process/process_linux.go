@@ -53,6 +53,16 @@ type Backend struct {
 	stderrTail int
 	onStart    func(pid int)
 	seq        atomic.Uint64
+
+	// The processes started ahead: see pool.go.
+	warm     int
+	warmCtx  context.Context // ends with Close: stops the starts under way
+	stopWarm context.CancelFunc
+	filling  sync.WaitGroup // the goroutines that start processes ahead
+	mu       sync.Mutex     // guards the fields below
+	pools    map[toolruntime.Limits]*pool
+	used     uint64 // counts the takes, to find the pool used least recently
+	closed   bool
 }
 
 var _ toolruntime.Backend = (*Backend)(nil)
@@ -63,7 +73,7 @@ var _ toolruntime.Backend = (*Backend)(nil)
 // when bubblewrap is used). It looks for bubblewrap in PATH and probes the
 // cgroups once; [Backend.Enforces] then says what holds.
 func New(runnerPath string, opts ...Option) (*Backend, error) {
-	c := config{openFiles: 256, stderrTail: 4 << 10}
+	c := config{openFiles: 256, stderrTail: 4 << 10, warm: DefaultWarm}
 	for _, o := range opts {
 		if err := o(&c); err != nil {
 			return nil, errors.WithOp("process.New", err)
@@ -76,7 +86,11 @@ func New(runnerPath string, opts ...Option) (*Backend, error) {
 	if err := unix.Access(abs, unix.X_OK); err != nil {
 		return nil, errors.Opf("process.New", errors.InvalidArgument, "runner %q is not an executable: %v", abs, err)
 	}
-	b := &Backend{runner: abs, root: os.Geteuid() == 0, openFiles: c.openFiles, stderrTail: c.stderrTail, onStart: c.onStart}
+	b := &Backend{
+		runner: abs, root: os.Geteuid() == 0, openFiles: c.openFiles, stderrTail: c.stderrTail, onStart: c.onStart,
+		warm: c.warm, pools: map[toolruntime.Limits]*pool{},
+	}
+	b.warmCtx, b.stopWarm = context.WithCancel(context.Background())
 	if b.root {
 		b.user = &credential{uid: DefaultUser, gid: DefaultGroup}
 		if c.user != nil {
@@ -262,9 +276,11 @@ func environment(l toolruntime.Limits) []string {
 	return env
 }
 
-// Run runs one program in a fresh process of the runner; see
+// Run runs one program in a fresh process of the runner, one started ahead
+// for its limits when there is one ([WithWarm]); see
 // [toolruntime.Backend]. The process, its process group, its cgroup and
-// its directory are gone when Run returns, whatever the outcome.
+// its directory are gone when Run returns, whatever the outcome. After
+// [Backend.Close], Run fails with code [errors.Unavailable].
 func (b *Backend) Run(ctx context.Context, req toolruntime.Request) (toolruntime.Result, error) {
 	res := toolruntime.Result{Enforced: b.enforces(req.Limits, req.Program.WallTime)}
 	if err := errors.FromContext(ctx, "process.Run", context.Cause(ctx)); err != nil {
@@ -274,12 +290,17 @@ func (b *Backend) Run(ctx context.Context, req toolruntime.Request) (toolruntime
 		return res, errors.WithOp("process.Run", err)
 	}
 	started := time.Now()
-	e, err := b.start(ctx, req.Limits)
+	e, err := b.take(ctx, req.Limits)
 	if err != nil {
 		return res, errors.WithOp("process.Run", err)
 	}
 	defer e.stop()
 	res.Startup = time.Since(started)
+	e.watching = true
+	go e.watch()
+	if b.onStart != nil {
+		b.onStart(e.cmd.Process.Pid)
+	}
 	value, err := gateway.Host(ctx, e.stdout, e.stdin, gateway.Execution{Language: req.Language, Code: req.Code, Limits: req.Program}, req.Tools, 0)
 	switch {
 	case err == nil:
@@ -323,8 +344,11 @@ type execution struct {
 	group  *group
 	tail   *runner.Stderr
 	exited chan struct{}
-	once   sync.Once
-	err    error // of cmd.Wait
+	// watching says that watch runs: it starts when an execution takes
+	// the process, so that a process waiting in a pool holds no goroutine.
+	watching bool
+	once     sync.Once
+	err      error // of cmd.Wait
 
 	// What the cgroup counted, read by stop before it removes it.
 	oomKilled, pidsRefused bool
@@ -333,7 +357,8 @@ type execution struct {
 // start starts the runner: in its own process group, with a clean
 // environment, in a private directory, under its rlimits, in its cgroups
 // (before it reads anything of the program), under bubblewrap when there
-// is one.
+// is one; it returns once the runner has said that it is ready for its
+// execution.
 func (b *Backend) start(ctx context.Context, l toolruntime.Limits) (_ *execution, err error) {
 	e := &execution{tail: runner.NewStderr(b.stderrTail), exited: make(chan struct{})}
 	var closeLater []*os.File
@@ -409,25 +434,37 @@ func (b *Backend) start(ctx context.Context, l toolruntime.Limits) (_ *execution
 		return e, errors.Errorf(errors.Internal, "start the runner: %v", err)
 	}
 	e.cmd = cmd
-	go e.watch()
-	if b.onStart != nil {
-		b.onStart(cmd.Process.Pid)
-	}
 	if e.group != nil {
 		if err := e.group.add(cmd.Process.Pid); err != nil {
 			return e, err
 		}
 	}
+	// The child's ends are the child's only: a runner that ends must end
+	// its streams.
+	for _, f := range closeLater {
+		_ = f.Close()
+	}
+	closeLater = nil
 	if b.bwrap != "" {
-		for _, f := range closeLater {
-			_ = f.Close()
-		}
-		closeLater = nil
 		if err := e.release(ctx, info, block); err != nil {
 			return e, err
 		}
 	}
-	return e, nil
+	return e, e.awaitReady(ctx)
+}
+
+// awaitReady waits for the runner's ready notification: its start is
+// over and it waits for its execution.
+func (e *execution) awaitReady(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() { _ = e.stdout.Close() })
+	defer stop()
+	if err := gateway.AwaitReady(e.stdout); err != nil {
+		if ctx.Err() != nil {
+			return errors.FromContext(ctx, "process.Run", context.Cause(ctx))
+		}
+		return errors.Errorf(errors.Internal, "the runner did not start (%v): %s", err, e.tail.String())
+	}
+	return nil
 }
 
 // release waits for bubblewrap's sandbox to be set up, moves its first
@@ -500,7 +537,9 @@ func (e *execution) stop() {
 				e.group.kill()
 			}
 			e.err = e.cmd.Wait()
-			<-e.exited
+			if e.watching {
+				<-e.exited
+			}
 		}
 		if e.stdout != nil {
 			_ = e.stdout.Close()

@@ -38,3 +38,9 @@ func (*Backend) Enforces(toolruntime.Limits) toolruntime.LimitsEnforced { return
 func (*Backend) Run(context.Context, toolruntime.Request) (toolruntime.Result, error) {
 	return toolruntime.Result{}, errors.Opf("process.Run", errors.Unsupported, "the process backend runs on linux only, not on %s", runtime.GOOS)
 }
+
+// Warm returns nil: there is no pool.
+func (*Backend) Warm(context.Context, toolruntime.Limits) error { return nil }
+
+// Close returns nil: there is nothing to stop.
+func (*Backend) Close(context.Context) error { return nil }

@@ -41,8 +41,7 @@ func TestSandboxRunsUnprivileged(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := process.New(runner, tc.opts...)
-			require.NoError(t, err)
+			b := newBackendOf(t, runner, tc.opts...)
 			uid, gid, switched := b.User()
 			assert.Equal(t, root, switched)
 			want := []any{float64(os.Getuid()), float64(os.Geteuid()), float64(os.Getgid()), float64(os.Getegid())}

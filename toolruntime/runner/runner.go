@@ -30,6 +30,11 @@ import (
 // limits of its arguments ([ParseLimits], [Limits.Apply]), before it reads
 // anything of the execution.
 //
+// Once its start is over, before it reads the execution, Main sends the
+// host a gateway.MethodReady notification: a host that starts runners ahead
+// of their executions waits for it (gateway.AwaitReady), and gateway.Host
+// skips it.
+//
 // Nothing else may write to stdout: Main points os.Stdout at stderr for the
 // rest of the process, so that a stray print cannot corrupt the protocol.
 func Main(engines ...toolcode.Engine) int {
@@ -43,7 +48,7 @@ func Main(engines ...toolcode.Engine) int {
 		fmt.Fprintln(os.Stderr, "toolruntime-runner:", err)
 		return 2
 	}
-	if err := Run(context.Background(), os.Stdin, out, engines...); err != nil {
+	if err := serve(context.Background(), os.Stdin, out, true, engines...); err != nil {
 		fmt.Fprintln(os.Stderr, "toolruntime-runner:", err)
 		return 2
 	}
@@ -54,13 +59,18 @@ func Main(engines ...toolcode.Engine) int {
 // [gateway.Serve]). Tool calls run concurrently, except on WASI, where a
 // read blocks the whole module and calls run one at a time.
 func Run(ctx context.Context, r io.Reader, w io.Writer, engines ...toolcode.Engine) error {
+	return serve(ctx, r, w, false, engines...)
+}
+
+// serve is [Run], announcing the start first when ready is set.
+func serve(ctx context.Context, r io.Reader, w io.Writer, ready bool, engines ...toolcode.Engine) error {
 	reg, err := toolcode.NewEngineRegistry(engines...)
 	if err != nil {
 		return err
 	}
 	return gateway.Serve(ctx, r, w, func(ctx context.Context, ex gateway.Execution, tools toolcode.Tools) (json.RawMessage, error) {
 		return execute(ctx, reg, ex, tools)
-	}, gateway.GuestOptions{Sequential: runtime.GOOS == "wasip1"})
+	}, gateway.GuestOptions{Sequential: runtime.GOOS == "wasip1", Ready: ready})
 }
 
 // execute runs the program under its own deadline: the host stops the

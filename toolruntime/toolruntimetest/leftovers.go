@@ -70,20 +70,24 @@ func forEachProcess(f func(pid int, stat, cmdline []byte)) {
 }
 
 // checkNoProcesses fails t when a child process that was not there before
-// (before) or a process holding token is still alive after the grace
-// period, and kills what it finds so that one failure does not leak into
-// the next case.
+// (before; none is checked when before is nil) or a process holding token
+// (when not empty) is still alive after the grace period, and kills what
+// it finds so that one failure does not leak into the next case.
 func checkNoProcesses(t *testing.T, before map[int]bool, token string) {
 	t.Helper()
 	deadline := time.Now().Add(processGrace)
 	for {
 		var left []int
-		for pid := range children() {
-			if !before[pid] {
-				left = append(left, pid)
+		if before != nil {
+			for pid := range children() {
+				if !before[pid] {
+					left = append(left, pid)
+				}
 			}
 		}
-		left = append(left, withToken(token)...)
+		if token != "" {
+			left = append(left, withToken(token)...)
+		}
 		if len(left) == 0 {
 			return
 		}

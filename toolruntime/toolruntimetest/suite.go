@@ -61,6 +61,10 @@ type env struct {
 	backend   toolruntime.Backend
 	claims    toolruntime.LimitsEnforced
 	inProcess bool
+	// pooled says that the backend keeps instances of its own in the
+	// background (it is a [Closer]): the attempts then check what they
+	// started, and the backend's Close the rest.
+	pooled bool
 
 	dir        string // the test's temporary directory
 	secretFile string // a file the test planted, with secret in it
@@ -273,6 +277,16 @@ func (e *env) attempts() []attempt {
 	}
 }
 
+// Closer is a backend that keeps instances of its own in the background,
+// such as processes or module instances started ahead of the executions:
+// Close stops them, and nothing of the backend runs afterwards.
+type Closer interface {
+	Close(ctx context.Context) error
+}
+
+// closeTimeout bounds a backend's Close in the suite.
+const closeTimeout = 30 * time.Second
+
 // RunBackend runs the conformance suite against the backends newBackend
 // returns (one per subtest), and returns what it found (also logged as a
 // table). The backend must run the languages "javascript", "typescript"
@@ -294,6 +308,12 @@ func (e *env) attempts() []attempt {
 // After every attempt, nothing may be left running: no goroutine (checked
 // with goleak against the goroutines before the attempt) and, where
 // there is a /proc, no child process and no process the probe started.
+// A backend that keeps instances of its own in the background (processes
+// or module instances started ahead: a [Closer]) may keep them between
+// attempts; after each attempt no process the probe started may be left,
+// and once the subtest that made the backend is over the suite calls
+// Close and checks that nothing of the backend is left: no goroutine, no
+// child process.
 // RunBackend sets an environment variable, so its test and the test's
 // parents must not be parallel. Callers also check the whole package with
 // goleak.VerifyTestMain, since toolcodetest.RunEngine checks no goroutine
@@ -306,8 +326,15 @@ func RunBackend(t *testing.T, newBackend func(t *testing.T) toolruntime.Backend,
 	t.Helper()
 	report := &Report{}
 	newRuntime := func(t *testing.T, limits toolruntime.Limits) (*toolruntime.Runtime, toolruntime.Backend) {
+		goroutines := goleak.IgnoreCurrent()
+		before := children()
 		b := newBackend(t)
 		require.NotNil(t, b, "newBackend returned nil")
+		if c, ok := b.(Closer); ok {
+			// Registered first, so it runs last: after the cleanups of
+			// what the subtest made with the backend.
+			t.Cleanup(func() { closeAndCheck(t, c, before, goroutines) })
+		}
 		rt, err := toolruntime.New(toolruntime.WithBackend(toolruntime.Dev, b), toolruntime.WithLimits(limits))
 		require.NoError(t, err)
 		return rt, b
@@ -351,6 +378,18 @@ func RunBackend(t *testing.T, newBackend func(t *testing.T) toolruntime.Backend,
 	return report
 }
 
+// closeAndCheck closes a backend and checks that nothing it started is
+// left: no goroutine beyond those of before it was made, no child process
+// beyond before.
+func closeAndCheck(t *testing.T, c Closer, before map[int]bool, goroutines goleak.Option) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	require.NoError(t, c.Close(ctx), "close the backend")
+	checkNoProcesses(t, before, "")
+	goleak.VerifyNone(t, goroutines)
+}
+
 func randomHex(t *testing.T) string {
 	b := make([]byte, 16)
 	_, err := rand.Read(b)
@@ -360,6 +399,7 @@ func randomHex(t *testing.T) string {
 
 func newEnv(t *testing.T, rt *toolruntime.Runtime, b toolruntime.Backend) *env {
 	e := &env{t: t, rt: rt, backend: b, claims: b.Enforces(SuiteLimits), dir: t.TempDir(), secret: "secret-" + randomHex(t), token: "probe-token-" + randomHex(t)}
+	_, e.pooled = b.(Closer)
 	e.secretFile = filepath.Join(e.dir, "secret.txt")
 	require.NoError(t, os.WriteFile(e.secretFile, []byte(e.secret), 0o600))
 	e.writeTo = filepath.Join(e.dir, "escaped.txt")
@@ -442,8 +482,13 @@ func (e *env) guard(t *testing.T, f func()) int64 {
 	before := children()
 	accepted := e.accepted.Load()
 	f()
-	checkNoProcesses(t, before, e.token)
-	goleak.VerifyNone(t, goroutines)
+	if e.pooled {
+		// The backend's own instances come and go: Close checks them.
+		checkNoProcesses(t, nil, e.token)
+	} else {
+		checkNoProcesses(t, before, e.token)
+		goleak.VerifyNone(t, goroutines)
+	}
 	return e.accepted.Load() - accepted
 }
 

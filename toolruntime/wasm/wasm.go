@@ -68,11 +68,11 @@ type Backend struct {
 
 // instanceRuntime is a wazero runtime with one memory limit, the module
 // compiled for it (the machine code comes from the shared cache) and its
-// spare instances, started ahead.
+// spare instances, started ahead (guarded by the backend's mu).
 type instanceRuntime struct {
 	runtime  wazero.Runtime
 	compiled wazero.CompiledModule
-	spares   chan *instance
+	spares   []*instance
 }
 
 // instance is one started instance of the module, for one execution: a
@@ -85,6 +85,10 @@ type instance struct {
 	stderr  *tail
 	cancel  context.CancelFunc
 	exited  chan error
+	// ready is closed once the guest has said that its start is over
+	// (readyErr nil) or has failed to (readyErr says why).
+	ready    chan struct{}
+	readyErr error
 }
 
 // end closes the instance (if it still runs) and its pipes, and returns
@@ -94,6 +98,7 @@ func (i *instance) end() error {
 	_ = i.stdinW.Close()
 	_ = i.stdoutR.Close()
 	_ = i.stdinR.Close()
+	<-i.ready
 	return <-i.exited
 }
 
@@ -222,10 +227,10 @@ func (b *Backend) Close(ctx context.Context) error {
 	b.closed = true
 	var errs []error
 	for _, r := range b.runtimes {
-		close(r.spares)
-		for inst := range r.spares {
+		for _, inst := range r.spares {
 			_ = inst.end()
 		}
+		r.spares = nil
 		errs = append(errs, r.runtime.Close(ctx))
 	}
 	b.runtimes = nil
@@ -269,28 +274,64 @@ func (b *Backend) runtimeFor(ctx context.Context, pages uint32) (*instanceRuntim
 	return r, nil
 }
 
-// take returns a spare instance of r, or starts one.
-func (b *Backend) take(r *instanceRuntime) (*instance, error) {
+// take returns a spare instance of r, or starts one, once the instance
+// is ready for its execution. A spare that failed to start is ended and
+// replaced by an instance started now.
+func (b *Backend) take(ctx context.Context, r *instanceRuntime) (*instance, error) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.closed {
+		b.mu.Unlock()
 		return nil, errors.Errorf(errors.Unavailable, "wasm backend closed")
 	}
 	var inst *instance
-	select {
-	case inst = <-r.spares:
-	default:
+	if len(r.spares) > 0 {
+		inst, r.spares = r.spares[0], r.spares[1:]
+	} else {
 		inst = b.start(r)
 	}
 	b.refillLocked(r)
+	b.mu.Unlock()
+	select {
+	case <-inst.ready:
+	case <-ctx.Done():
+		_ = inst.end()
+		return nil, errors.FromContext(ctx, "wasm.Run", context.Cause(ctx))
+	}
+	if inst.readyErr != nil {
+		_ = inst.end()
+		return nil, errors.Errorf(errors.Internal, "the module did not start (%v): %s", inst.readyErr, lastLines(inst.stderr.String(), 20))
+	}
 	return inst, nil
 }
 
 // refillLocked starts instances until r has its spares; b.mu is held.
 func (b *Backend) refillLocked(r *instanceRuntime) {
-	for !b.closed && len(r.spares) < cap(r.spares) {
-		r.spares <- b.start(r)
+	for !b.closed && len(r.spares) < b.spares {
+		r.spares = append(r.spares, b.start(r))
 	}
+}
+
+// Warm waits until the spare instances for l ([WithSpares]) have started
+// and wait for their executions: a host calls it at its start, so that
+// even its first execution finds an instance ready. It returns the
+// context's error when ctx ends first, and an error of code
+// [errors.Unavailable] after [Backend.Close].
+func (b *Backend) Warm(ctx context.Context, l toolruntime.Limits) error {
+	r, err := b.runtimeFor(ctx, pagesFor(l.Memory))
+	if err != nil {
+		return errors.WithOp("wasm.Warm", err)
+	}
+	b.mu.Lock()
+	spares := append([]*instance(nil), r.spares...)
+	b.mu.Unlock()
+	for _, inst := range spares {
+		select {
+		case <-inst.ready:
+		case <-ctx.Done():
+			return errors.FromContext(ctx, "wasm.Warm", context.Cause(ctx))
+		}
+	}
+	return nil
 }
 
 // start starts an instance of the module: the guest reads the gateway's
@@ -303,7 +344,10 @@ func (b *Backend) start(r *instanceRuntime) *instance {
 	ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator())
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
-	inst := &instance{stdinR: stdinR, stdinW: stdinW, stdoutR: stdoutR, stderr: newTail(b.stderrBytes), cancel: cancel, exited: make(chan error, 1)}
+	inst := &instance{
+		stdinR: stdinR, stdinW: stdinW, stdoutR: stdoutR, stderr: newTail(b.stderrBytes), cancel: cancel,
+		exited: make(chan error, 1), ready: make(chan struct{}),
+	}
 	cfg := wazero.NewModuleConfig().
 		WithName(""). // anonymous: instances never clash
 		WithArgs(b.args...).
@@ -323,6 +367,13 @@ func (b *Backend) start(r *instanceRuntime) *instance {
 		}
 		_ = stdoutW.Close()
 		inst.exited <- err
+	}()
+	// The guest writes its ready notification once its start (the Go
+	// runtime's and the engines' initialisation) is over; the write on a
+	// pipe without buffer waits for this read.
+	go func() {
+		inst.readyErr = gateway.AwaitReady(stdoutR)
+		close(inst.ready)
 	}()
 	return inst
 }
@@ -365,7 +416,7 @@ func (b *Backend) prepare(ctx context.Context, rt wazero.Runtime, pages uint32) 
 				m.Min(), int64(m.Min())*PageSize, pages)
 		}
 	}
-	return &instanceRuntime{runtime: rt, compiled: compiled, spares: make(chan *instance, b.spares)}, nil
+	return &instanceRuntime{runtime: rt, compiled: compiled}, nil
 }
 
 // Name returns "wasm".
@@ -416,7 +467,7 @@ func (b *Backend) run(ctx context.Context, rt *instanceRuntime, req toolruntime.
 	cpuCause := toolcode.LimitError(toolruntime.LimitCPUTime, req.Limits.CPUTime)
 	runCtx, stop := context.WithTimeoutCause(ctx, req.Limits.CPUTime, cpuCause)
 	defer stop()
-	inst, err := b.take(rt)
+	inst, err := b.take(runCtx, rt)
 	if err != nil {
 		return nil, errors.WithOp("wasm.Run", err)
 	}

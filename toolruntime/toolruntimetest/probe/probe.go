@@ -47,6 +47,7 @@ const maxProbeValue = 4 << 10
 //	write PATH TEXT     create or truncate a file and write TEXT
 //	connect HOST:PORT   open a TCP connection and write a line
 //	env NAME            read an environment variable
+//	setenv NAME VALUE   set an environment variable of the process
 //	exec                start the runner's own executable (FlagExit) and wait
 //	fork N TOKEN        start N processes (FlagSleep TOKEN), wait for none
 //	alloc BYTES         allocate BYTES and touch every page
@@ -93,7 +94,7 @@ var arity = map[string]struct {
 	rest    bool  // the last argument takes the rest of the line
 }{
 	"pid": {0, nil, false}, "read": {1, nil, false}, "write": {2, nil, true},
-	"connect": {1, nil, false}, "env": {1, nil, false}, "exec": {0, nil, false},
+	"connect": {1, nil, false}, "env": {1, nil, false}, "setenv": {2, nil, true}, "exec": {0, nil, false},
 	"fork": {2, []int{0}, false}, "alloc": {1, []int{0}, false}, "spin": {0, nil, false},
 	"recurse": {0, nil, false}, "print": {1, []int{0}, false}, "log": {2, []int{0, 1}, false},
 	"call": {2, []int{0}, false}, "files": {0, nil, false}, "uid": {0, nil, false},
@@ -216,6 +217,10 @@ func run(ctx context.Context, c command, tools toolcode.Tools) (Outcome, error) 
 			return fail(errors.Errorf(errors.NotFound, "%s is not set", c.args[0]))
 		}
 		o.Value = v
+	case "setenv":
+		if err := os.Setenv(c.args[0], c.args[1]); err != nil {
+			return fail(err)
+		}
 	case "exec":
 		code, err := startSelf()
 		if err != nil {
