@@ -72,8 +72,32 @@ func (b *Backend) takeWarm(l toolruntime.Limits) (*execution, error) {
 			e = nil
 		}
 	}
-	b.fillLocked(p)
 	return e, nil
+}
+
+// refill fills the pool of l in the background, if it has one.
+func (b *Backend) refill(l toolruntime.Limits) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p, ok := b.pools[l]; ok {
+		b.fillLocked(p)
+	}
+}
+
+// background runs f on a goroutine that Close waits for, and reports
+// whether it did: not after Close.
+func (b *Backend) background(f func()) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
+	b.filling.Add(1)
+	go func() {
+		defer b.filling.Done()
+		f()
+	}()
+	return true
 }
 
 // stopLocked stops e in the background, counted in b.filling so that Close
@@ -140,10 +164,12 @@ func (b *Backend) fill(p *pool) {
 		ctx, cancel := context.WithTimeout(b.warmCtx, warmStartTimeout)
 		e, err := b.start(ctx, p.limits)
 		cancel()
+		if err != nil {
+			e.stop() // start stopped it already: a no-op
+		}
 		b.mu.Lock()
 		switch {
 		case err != nil:
-			e.stop()
 			p.err = err
 		case b.closed || p.evicted:
 			b.mu.Unlock()

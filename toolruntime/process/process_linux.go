@@ -291,6 +291,10 @@ func (b *Backend) Run(ctx context.Context, req toolruntime.Request) (toolruntime
 	}
 	started := time.Now()
 	e, err := b.take(ctx, req.Limits)
+	// The pool is refilled once the execution is over, not while it runs:
+	// on a machine with few cores, a sandbox starting beside the program
+	// would slow it down.
+	defer b.refill(req.Limits)
 	if err != nil {
 		return res, errors.WithOp("process.Run", err)
 	}
@@ -337,7 +341,8 @@ func vanished(err error) bool {
 
 // execution is one runner process and what belongs to it.
 type execution struct {
-	cmd    *exec.Cmd
+	backend *Backend
+	cmd     *exec.Cmd
 	stdin  *os.File
 	stdout *os.File
 	dir    string
@@ -360,7 +365,7 @@ type execution struct {
 // is one; it returns once the runner has said that it is ready for its
 // execution.
 func (b *Backend) start(ctx context.Context, l toolruntime.Limits) (_ *execution, err error) {
-	e := &execution{tail: runner.NewStderr(b.stderrTail), exited: make(chan struct{})}
+	e := &execution{backend: b, tail: runner.NewStderr(b.stderrTail), exited: make(chan struct{})}
 	var closeLater []*os.File
 	defer func() {
 		for _, f := range closeLater {
@@ -546,7 +551,13 @@ func (e *execution) stop() {
 		}
 		if e.group != nil {
 			e.oomKilled, e.pidsRefused = e.group.oomKilled(), e.group.pidsRefused()
-			e.group.remove()
+			// Its processes are reaped: the cgroup, empty or being
+			// emptied of what the kernel still tears down, is removed in
+			// the background (Close waits for it), since that can take
+			// milliseconds that the execution need not wait for.
+			if !e.backend.background(e.group.remove) {
+				e.group.remove()
+			}
 		}
 		if e.dir != "" {
 			_ = os.RemoveAll(e.dir)
