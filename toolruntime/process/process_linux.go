@@ -343,12 +343,12 @@ func vanished(err error) bool {
 type execution struct {
 	backend *Backend
 	cmd     *exec.Cmd
-	stdin  *os.File
-	stdout *os.File
-	dir    string
-	group  *group
-	tail   *runner.Stderr
-	exited chan struct{}
+	stdin   *os.File
+	stdout  *os.File
+	dir     string
+	group   *group
+	tail    *runner.Stderr
+	exited  chan struct{}
 	// watching says that watch runs: it starts when an execution takes
 	// the process, so that a process waiting in a pool holds no goroutine.
 	watching bool
