@@ -95,9 +95,14 @@
 //
 // # Cost
 //
-// A process per execution: on a loaded two-core machine, a trivial
-// program starting cold takes about 23 ms without bubblewrap and 32 ms
-// with it, and about 4 ms when it takes a process started ahead; a tool
-// call through the gateway costs about half a millisecond against some
-// 30 µs in process (BenchmarkStartup, BenchmarkToolCall).
+// A process per execution. On a two-core machine busy with other builds
+// and tests (median of six runs of BenchmarkStartup), a trivial program
+// took 59 ms cold and 12 ms on a process started ahead without
+// bubblewrap, 99 ms cold and 24 ms warm under it (on the same machine
+// quiet, cold starts take 23 and 32 ms). What is left of a warm
+// execution is the runner's own work (its engine's runtime made, the
+// program run, the answer sent) and the end of its process (killed,
+// reaped, its namespaces torn down). A tool call through the gateway
+// costs about half a millisecond against some 30 µs in process
+// (BenchmarkToolCall).
 package process

@@ -32,10 +32,18 @@
 // are thus host calls (fd_write, fd_read): a read blocks the whole module,
 // so the runner reads the answers only while a call waits for one
 // (gateway.GuestOptions.Sequential); calls the program starts together are
-// still under way in the host together. Starting an instance (wazero's
-// instantiation, then the Go runtime's and the engines' initialisation)
-// costs a few hundred milliseconds; [WithSpares] keeps instances started
-// ahead, each still used for one execution only.
+// still under way in the host together. Starting an instance costs some
+// 110–150 ms on a busy two-core machine: most of it wazero's
+// instantiation, which copies the module's data segments into the new
+// linear memory (page faults on every page touched), then the Go
+// runtime's and the engines' initialisation, until the runner announces
+// that it is ready. [WithSpares] keeps instances started ahead, each
+// still used for one execution only; an execution waits for its
+// instance's announcement, and [Backend.Warm] for the spares'. On a
+// spare, `return 1` took 39 ms against 138 ms cold (BenchmarkStartup):
+// what is left is the runner's work in the module (its engine's runtime
+// made, the program run), which the module runs some ten times slower
+// than native code.
 //
 // # What enforces each limit
 //

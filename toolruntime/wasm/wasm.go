@@ -119,9 +119,11 @@ const DefaultSpares = 1
 
 // WithSpares keeps n instances of the module started ahead (default
 // [DefaultSpares]; 0 starts each instance when its execution comes). A
-// spare has run the runner's start (the Go runtime's and the engines'
-// initialisation, most of the cost of an instance) and waits for its
-// execution, so that the program's wall time does not pay for it. Each
+// spare runs the runner's start (wazero's instantiation, the Go runtime's
+// and the engines' initialisation, most of the cost of an instance) and
+// waits for its execution, so that the program's wall time does not pay
+// for it; an execution that takes a spare still starting waits for the
+// end of its start. Each
 // instance still serves one execution only. A spare holds its memory
 // (some tens of MiB) while it waits.
 func WithSpares(n int) Option {
