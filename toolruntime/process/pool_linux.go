@@ -163,10 +163,7 @@ func (b *Backend) fill(p *pool) {
 	for {
 		ctx, cancel := context.WithTimeout(b.warmCtx, warmStartTimeout)
 		e, err := b.start(ctx, p.limits)
-		cancel()
-		if err != nil {
-			e.stop() // start stopped it already: a no-op
-		}
+		cancel() // a start that failed stopped its process itself
 		b.mu.Lock()
 		switch {
 		case err != nil:
