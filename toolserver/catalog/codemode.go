@@ -32,12 +32,15 @@ type spares struct {
 	// instances are instances of the runner's WebAssembly module, started
 	// by the hardened profile.
 	instances int
+	// processes are runner processes, started in their sandboxes by the
+	// standard profile.
+	processes int
 }
 
 var (
 	// servingSpares are the engines' defaults, for a server that runs
 	// program after program.
-	servingSpares = spares{runtimes: javascript.DefaultSpareRuntimes, instances: wasm.DefaultSpares}
+	servingSpares = spares{runtimes: javascript.DefaultSpareRuntimes, instances: wasm.DefaultSpares, processes: process.DefaultWarm}
 	// oneShotSpares make none: a process that runs one program and exits
 	// would make a spare for nothing (a WebAssembly instance holds tens of
 	// MiB).
@@ -147,7 +150,7 @@ func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares)
 		if err != nil {
 			return nil, err
 		}
-		var opts []process.Option
+		opts := []process.Option{process.WithWarm(sp.processes)}
 		switch sb.Bubblewrap {
 		case "require":
 			opts = append(opts, process.RequireBubblewrap())
