@@ -38,6 +38,11 @@ const exitGrace = 2 * time.Second
 // sandboxRunner is the runner's path inside bubblewrap.
 const sandboxRunner = "/toolruntime-runner"
 
+// groupSeq numbers the cgroups of the process's executions, across
+// backends: a group is removed in the background once its execution
+// ends, so a number must not come back while the process lives.
+var groupSeq atomic.Uint64
+
 // Backend runs each program in a fresh process of the runner; see the
 // package documentation. It is safe for concurrent use.
 type Backend struct {
@@ -52,7 +57,6 @@ type Backend struct {
 	openFiles  int
 	stderrTail int
 	onStart    func(pid int)
-	seq        atomic.Uint64
 
 	// The processes started ahead: see pool.go.
 	warm     int
@@ -385,7 +389,7 @@ func (b *Backend) start(ctx context.Context, l toolruntime.Limits) (_ *execution
 		}
 	}
 	if b.cgroups != nil {
-		name := fmt.Sprintf("toolruntime-%d-%d", os.Getpid(), b.seq.Add(1))
+		name := fmt.Sprintf("toolruntime-%d-%d", os.Getpid(), groupSeq.Add(1))
 		if e.group, err = b.cgroups.newGroup(name, l.Memory, l.Processes); err != nil {
 			return e, err
 		}
