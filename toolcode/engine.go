@@ -54,6 +54,19 @@ type Engine interface {
 	Execute(ctx context.Context, prog Program) (json.RawMessage, error)
 }
 
+// Preparer is an [Engine] that can do ahead of an execution the work every
+// execution starts with (a runtime built, its built-ins made). A host
+// that starts an engine before its program is known, such as a sandbox's
+// runner waiting in a pool, calls Prepare first, so that the program does
+// not wait for that work. What Prepare makes has run no program: it holds
+// nothing of any execution.
+type Preparer interface {
+	Engine
+	// Prepare does the work ahead and returns once it is done, or with
+	// ctx's error when ctx ends first.
+	Prepare(ctx context.Context) error
+}
+
 // MaxShownLength bounds the text by which an engine shows a value that
 // has no JSON of its own: a value a program threw and did not catch, or a
 // value it logged. Longer text is cut to this many characters (UTF-16 code

@@ -44,7 +44,7 @@ type Engine struct {
 	spares spares
 }
 
-var _ toolcode.Engine = (*Engine)(nil)
+var _ toolcode.Preparer = (*Engine)(nil)
 
 // Option configures an [Engine].
 type Option func(*Engine)

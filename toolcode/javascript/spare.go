@@ -1,6 +1,11 @@
 package javascript
 
-import "sync/atomic"
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/metatools-go/metatools/errors"
+)
 
 // DefaultSpareRuntimes is the number of runtimes an engine keeps ready by
 // default (see [WithSpareRuntimes]).
@@ -24,11 +29,17 @@ type spares struct {
 	make   func() (*run, error)
 	ready  chan *run
 	making atomic.Bool
+	// prepared is the runtime Prepare made, taken before the spares.
+	prepared atomic.Pointer[run]
 }
 
 // take returns a spare, or a runtime made now when none is ready; either
 // way the replacements are made meanwhile.
 func (s *spares) take() (*run, error) {
+	if r := s.prepared.Swap(nil); r != nil {
+		s.refill()
+		return r, nil
+	}
 	select {
 	case r := <-s.ready:
 		s.refill()
@@ -63,4 +74,33 @@ func (s *spares) refill() {
 			}
 		}
 	}()
+}
+
+// Prepare makes the runtime of the engine's next execution now, unless one
+// is prepared already (see [toolcode.Preparer]). It is kept beside the
+// spares, whatever [WithSpareRuntimes] says: a runner started ahead of its
+// one program prepares exactly the runtime that program takes.
+func (e *Engine) Prepare(ctx context.Context) error {
+	if err := e.spares.prepare(ctx); err != nil {
+		return errors.Errorf(errors.Internal, "%s engine: prepare a runtime: %v", e.language, err)
+	}
+	return nil
+}
+
+// prepare makes the runtime the next take returns, unless there is one.
+func (s *spares) prepare(ctx context.Context) error {
+	if s.prepared.Load() != nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r, err := s.make()
+	if err != nil {
+		return err
+	}
+	// Of two concurrent calls, one runtime is kept; the other has run
+	// nothing and holds nothing to release.
+	s.prepared.CompareAndSwap(nil, r)
+	return nil
 }

@@ -1,6 +1,7 @@
 package javascript
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -76,4 +77,40 @@ func TestNoSpares(t *testing.T) {
 		synctest.Wait()
 		assert.Equal(t, int32(3), made.Load())
 	})
+}
+
+// TestPreparedRuntimeIsTakenFirst shows Prepare on an engine that keeps
+// no spares, as a sandbox's runner does: one runtime made ahead, taken by
+// the next execution, and nothing made in the background afterwards.
+func TestPreparedRuntimeIsTakenFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var made atomic.Int32
+		s := spares{make: func() (*run, error) { made.Add(1); return &run{}, nil }, ready: make(chan *run)}
+		require.NoError(t, s.prepare(t.Context()))
+		require.NoError(t, s.prepare(t.Context()))
+		assert.Equal(t, int32(1), made.Load(), "a second Prepare keeps the runtime made by the first")
+
+		prepared := s.prepared.Load()
+		first, err := s.take()
+		require.NoError(t, err)
+		assert.Same(t, prepared, first, "the next execution takes the prepared runtime")
+		synctest.Wait()
+		assert.Equal(t, int32(1), made.Load(), "without spares, nothing is made in the background")
+
+		second, err := s.take()
+		require.NoError(t, err)
+		assert.NotSame(t, first, second, "a runtime is taken once")
+		assert.Equal(t, int32(2), made.Load())
+	})
+}
+
+// TestPrepareAfterCancel shows that Prepare makes nothing once its
+// context is done.
+func TestPrepareAfterCancel(t *testing.T) {
+	var made atomic.Int32
+	s := spares{make: func() (*run, error) { made.Add(1); return &run{}, nil }, ready: make(chan *run)}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	require.ErrorIs(t, s.prepare(ctx), context.Canceled)
+	assert.Zero(t, made.Load())
 }

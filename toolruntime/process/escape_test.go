@@ -288,6 +288,11 @@ func TestEscapeNothingLeftRunning(t *testing.T) {
 					}
 				}
 				if mode.name == "plain" {
+					// The directory is removed in the background, which
+					// Close waits for.
+					closeCtx, cancelClose := context.WithTimeout(context.Background(), 10*time.Second)
+					defer cancelClose()
+					require.NoError(t, b.Close(closeCtx))
 					require.True(t, strings.HasPrefix(dir, filepath.Join(os.TempDir(), "toolruntime-")), "the runner works in a private directory, not %q", dir)
 					assert.NoDirExists(t, dir, "the private directory was removed")
 				}

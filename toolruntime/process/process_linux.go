@@ -282,9 +282,10 @@ func environment(l toolruntime.Limits) []string {
 
 // Run runs one program in a fresh process of the runner, one started ahead
 // for its limits when there is one ([WithWarm]); see
-// [toolruntime.Backend]. The process, its process group, its cgroup and
-// its directory are gone when Run returns, whatever the outcome. After
-// [Backend.Close], Run fails with code [errors.Unavailable].
+// [toolruntime.Backend]. Whatever the outcome, every process of the
+// execution is killed when Run returns; they are reaped, and the cgroup
+// and the directory removed, in the background ([Backend.Close] waits for
+// that). After Close, Run fails with code [errors.Unavailable].
 func (b *Backend) Run(ctx context.Context, req toolruntime.Request) (toolruntime.Result, error) {
 	res := toolruntime.Result{Enforced: b.enforces(req.Limits, req.Program.WallTime)}
 	if err := errors.FromContext(ctx, "process.Run", context.Cause(ctx)); err != nil {
@@ -302,7 +303,7 @@ func (b *Backend) Run(ctx context.Context, req toolruntime.Request) (toolruntime
 	if err != nil {
 		return res, errors.WithOp("process.Run", err)
 	}
-	defer e.stop()
+	defer b.finish(e)
 	res.Startup = time.Since(started)
 	e.watching = true
 	go e.watch()
@@ -356,6 +357,7 @@ type execution struct {
 	// watching says that watch runs: it starts when an execution takes
 	// the process, so that a process waiting in a pool holds no goroutine.
 	watching bool
+	killOnce sync.Once
 	once     sync.Once
 	err      error // of cmd.Wait
 
@@ -532,11 +534,22 @@ func (e *execution) watch() {
 	}
 }
 
-// stop kills the process group and the cgroup, reaps the runner, and
-// removes the cgroup and the directory. It runs once; later calls wait for
-// nothing.
-func (e *execution) stop() {
-	e.once.Do(func() {
+// finish ends an execution that is over: its processes are killed now, so
+// that nothing of the program runs once Run returns, and reaped, with the
+// cgroup and the directory removed, in the background. The kernel takes
+// milliseconds to tear down a runner's address space, which the
+// program's caller need not wait for.
+func (b *Backend) finish(e *execution) {
+	e.kill()
+	if !b.background(e.stop) {
+		e.stop()
+	}
+}
+
+// kill kills the process group and the cgroup, once. It runs before stop
+// reaps the runner, so the group's id is still the runner's pid.
+func (e *execution) kill() {
+	e.killOnce.Do(func() {
 		if e.stdin != nil {
 			_ = e.stdin.Close()
 		}
@@ -545,6 +558,16 @@ func (e *execution) stop() {
 			if e.group != nil {
 				e.group.kill()
 			}
+		}
+	})
+}
+
+// stop kills the execution's processes, reaps the runner, and removes the
+// cgroup and the directory. It runs once; later calls wait for nothing.
+func (e *execution) stop() {
+	e.once.Do(func() {
+		e.kill()
+		if e.cmd != nil {
 			e.err = e.cmd.Wait()
 			if e.watching {
 				<-e.exited

@@ -30,8 +30,9 @@ import (
 // limits of its arguments ([ParseLimits], [Limits.Apply]), before it reads
 // anything of the execution.
 //
-// Once its start is over, before it reads the execution, Main sends the
-// host a gateway.MethodReady notification: a host that starts runners ahead
+// Once its start is over (the engines that are a [toolcode.Preparer]
+// prepared), before it reads the execution, Main sends the host a
+// gateway.MethodReady notification: a host that starts runners ahead
 // of their executions waits for it (gateway.AwaitReady), and gateway.Host
 // skips it.
 //
@@ -67,6 +68,16 @@ func serve(ctx context.Context, r io.Reader, w io.Writer, ready bool, engines ..
 	reg, err := toolcode.NewEngineRegistry(engines...)
 	if err != nil {
 		return err
+	}
+	if ready {
+		// A runner started ahead prepares its engines before it says so.
+		for _, e := range engines {
+			if p, ok := e.(toolcode.Preparer); ok {
+				if err := p.Prepare(ctx); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	return gateway.Serve(ctx, r, w, func(ctx context.Context, ex gateway.Execution, tools toolcode.Tools) (json.RawMessage, error) {
 		return execute(ctx, reg, ex, tools)

@@ -14,6 +14,6 @@ import (
 
 // The process runs one program: a runtime made ahead for a next one
 // would be wasted.
-var noSpare = javascript.WithSpareRuntimes(0)
+var noSpare = javascript.WithSpareRuntimes(1)
 
 func main() { os.Exit(runner.Main(javascript.New(noSpare), javascript.NewTypeScript(noSpare))) }
