@@ -103,12 +103,10 @@ func NewAuditLog(w io.Writer, opts ...AuditOption) *AuditLog {
 
 var _ EventPublisher = (*AuditLog)(nil)
 
-// Publish writes the line of a result or refusal event; it ignores
-// start events.
-func (l *AuditLog) Publish(ctx context.Context, e Event) {
-	if e.Kind == EventStart {
-		return
-	}
+// NewAuditRecord returns the audit record of a result or refusal event
+// published with ctx, without the arguments: what [AuditLog] writes, for
+// publishers that keep the records otherwise (in memory, for a console).
+func NewAuditRecord(ctx context.Context, e Event) AuditRecord {
 	req := RequestInfoFrom(ctx)
 	rec := AuditRecord{
 		Time: e.Time.UTC(), Request: req.ID, Session: req.Session, Caller: e.Metadata,
@@ -124,6 +122,16 @@ func (l *AuditLog) Publish(ctx context.Context, e Event) {
 	case e.ToolError:
 		rec.Outcome = ErrorTypeToolError
 	}
+	return rec
+}
+
+// Publish writes the line of a result or refusal event; it ignores
+// start events.
+func (l *AuditLog) Publish(ctx context.Context, e Event) {
+	if e.Kind == EventStart {
+		return
+	}
+	rec := NewAuditRecord(ctx, e)
 	if l.args && json.Valid([]byte(e.Args)) {
 		rec.Args = json.RawMessage(e.Args)
 	}

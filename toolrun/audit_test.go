@@ -65,3 +65,27 @@ func TestAuditLog(t *testing.T) {
 	assert.Zero(t, refused.ArgBytes, "the arguments of a refused call are not shown")
 	assert.Empty(t, refused.Args)
 }
+
+// TestNewAuditRecordIsTheLogsLine checks that the record a publisher
+// builds with NewAuditRecord is the audit log's line, arguments aside.
+func TestNewAuditRecordIsTheLogsLine(t *testing.T) {
+	f := newFixture(t)
+	var buf bytes.Buffer
+	var kept []toolrun.AuditRecord
+	keep := toolrun.EventPublisherFunc(func(ctx context.Context, e toolrun.Event) {
+		if e.Kind != toolrun.EventStart {
+			kept = append(kept, toolrun.NewAuditRecord(ctx, e))
+		}
+	})
+	r := f.runner(toolrun.WithEventPublisher(toolrun.NewAuditLog(&buf)), toolrun.WithEventPublisher(keep))
+	ctx := toolrun.WithRequestInfo(context.Background(), toolrun.RequestInfo{ID: "req-2"})
+	_, err := r.Run(ctx, "demo:fail", nil, toolrun.CallOptions{Metadata: map[string]string{"subject": "bob"}})
+	require.NoError(t, err)
+
+	var logged toolrun.AuditRecord
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &logged))
+	require.Len(t, kept, 1)
+	assert.Equal(t, logged, kept[0])
+	assert.Equal(t, "tool_error", kept[0].Outcome)
+	assert.Equal(t, map[string]string{"subject": "bob"}, kept[0].Caller)
+}
