@@ -131,7 +131,9 @@ type options struct {
 	stderr   io.Writer
 	builtin  []builtin.Option
 	backoff  backoff
-	spares   spares
+	// publishers receive the runner's events, besides the audit log.
+	publishers []toolrun.EventPublisher
+	spares     spares
 }
 
 // WithLogger sets the logger of the catalogue's components.
@@ -177,6 +179,13 @@ func WithRetryBackoff(initial, maximum time.Duration) Option {
 // process's standard error. The last lines are kept in any case, and
 // quoted by the errors of failed connections and calls.
 func WithUpstreamStderr(w io.Writer) Option { return func(o *options) { o.stderr = w } }
+
+// WithEventPublisher gives the runner's events to p too, besides the
+// audit log the configuration may ask for: what the web console's list of
+// recent calls is made of.
+func WithEventPublisher(p toolrun.EventPublisher) Option {
+	return func(o *options) { o.publishers = append(o.publishers, p) }
+}
 
 // WithBuiltinOptions passes options to the built-in tools (a clock, an
 // HTTP client), after those the configuration implies.
@@ -299,7 +308,7 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 		toolmodel.BackendGRPC:  c.grpc,
 		toolmodel.BackendHTTP:  httpexec.New(httpexec.WithTracerProvider(c.telemetry.tracerProvider())),
 	})
-	c.Runner = newRunner(cfg, c.executors, c.Index, c.telemetry)
+	c.Runner = newRunner(cfg, c.executors, c.Index, c.telemetry, o.publishers)
 	opsOpts := []toolops.Option{toolops.WithUpstreams(c.Upstreams), toolops.WithMeterProvider(c.telemetry.meterProvider()), toolops.WithLimits(toolops.Limits{
 		SearchResults: cfg.Search.Limit, ChainSteps: cfg.Limits.ChainSteps, AnswerBytes: cfg.Limits.AnswerBytes,
 	})}
@@ -366,8 +375,11 @@ func newSearcher(cfg config.Search) (toolindex.Searcher, error) {
 }
 
 // newRunner returns the runner with the configuration's policy and limits.
-func newRunner(cfg *config.Config, executors *toolrun.ExecutorRegistry, idx toolindex.Index, t *telemetry) *toolrun.Runner {
+func newRunner(cfg *config.Config, executors *toolrun.ExecutorRegistry, idx toolindex.Index, t *telemetry, publishers []toolrun.EventPublisher) *toolrun.Runner {
 	opts := append([]toolrun.Option{toolrun.WithIndex(idx), toolrun.WithIdempotentTools(idempotentTools(cfg)...)}, t.runnerOptions()...)
+	for _, p := range publishers {
+		opts = append(opts, toolrun.WithEventPublisher(p))
+	}
 	if cfg.Limits.Timeout > 0 {
 		opts = append(opts, toolrun.WithDefaultTimeout(time.Duration(cfg.Limits.Timeout)))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolindex"
 	"github.com/metatools-go/metatools/toolops"
 	"github.com/metatools-go/metatools/toolserver"
@@ -269,4 +270,38 @@ func admitted[T any](g *gate, server string, kind trust.Kind, items []trust.Item
 		}
 	}
 	return out
+}
+
+// Review returns what waits for an operator's approval in the pin store
+// at path, by ID, each with what the scanner found and the version
+// approved before ([trust.Record.Diff] tells the change): what `metatools
+// tools review` lists and the web console shows. It waits up to a few
+// seconds for a store another process holds.
+func Review(path string) ([]trust.Record, error) {
+	store, err := trust.Open(path, trust.WithOpenTimeout(storeWait))
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	return store.Pending()
+}
+
+// Approve approves what waits in the pin store at path: the items of
+// ids, all or none ([trust.Store.Approve]), or, when upstream is set
+// instead, every item of that upstream. It returns the records approved;
+// a running catalogue admits them within [TrustPoll]. It is the one
+// approval of `metatools tools approve` and of the web console.
+func Approve(path string, ids []string, upstream string) ([]trust.Record, error) {
+	if (len(ids) == 0) == (upstream == "") {
+		return nil, errors.Errorf(errors.InvalidArgument, "approve the IDs of items waiting, or the items of one upstream")
+	}
+	store, err := trust.Open(path, trust.WithOpenTimeout(storeWait))
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	if upstream != "" {
+		return store.ApproveUpstream(upstream)
+	}
+	return store.Approve(ids...)
 }

@@ -247,6 +247,24 @@ type HTTP struct {
 	DrainDelay *Duration `yaml:"drainDelay"`
 	// OAuth, when set, also accepts OAuth access tokens.
 	OAuth *OAuth `yaml:"oauth"`
+	// Console serves the web console at /ui.
+	Console Console `yaml:"console"`
+}
+
+// Console configures the web console that serve --http serves at /ui,
+// behind the same authentication as /mcp. It is off by default, and a
+// server refuses to serve it beyond the loopback interface without
+// authentication.
+type Console struct {
+	// Enabled serves the console.
+	Enabled bool `yaml:"enabled"`
+	// Run lets the console's users run tools (its "try it" form), through
+	// the runner and its policies as any call.
+	Run bool `yaml:"run"`
+	// Approve lets the console's users review the items quarantined by
+	// the trust checks and approve them, as `metatools tools approve`
+	// does.
+	Approve bool `yaml:"approve"`
 }
 
 // Search configures tool search.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"runtime"
 	"slices"
@@ -26,6 +27,7 @@ import (
 	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/catalog"
 	"github.com/metatools-go/metatools/toolserver/config"
+	"github.com/metatools-go/metatools/toolserver/internal/console"
 	"github.com/metatools-go/metatools/toolserver/internal/cost"
 	"github.com/metatools-go/metatools/toolserver/internal/spell"
 	"github.com/metatools-go/metatools/toolserver/trust"
@@ -132,6 +134,9 @@ type session struct {
 	cfg *config.Config
 	cat *catalog.Catalog
 	srv *toolserver.Server
+	// calls are the recent calls of a server whose configuration turns
+	// the web console on; nil otherwise.
+	calls *console.Calls
 }
 
 func (s *session) Close() {
@@ -167,6 +172,11 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level, oneShot b
 	if logLevel <= slog.LevelDebug {
 		opts = append(opts, catalog.WithUpstreamStderr(e.stderr))
 	}
+	var calls *console.Calls
+	if !oneShot && cfg.Server.HTTP.Console.Enabled {
+		calls = console.NewCalls(console.DefaultCalls)
+		opts = append(opts, catalog.WithEventPublisher(calls))
+	}
 	cat, err := catalog.Build(ctx, cfg, opts...)
 	if err != nil {
 		return nil, configError{err}
@@ -176,7 +186,7 @@ func (e *env) open(ctx context.Context, c common, logLevel slog.Level, oneShot b
 		_ = cat.Close()
 		return nil, configError{err}
 	}
-	return &session{cfg: cfg, cat: cat, srv: srv}, nil
+	return &session{cfg: cfg, cat: cat, srv: srv, calls: calls}, nil
 }
 
 // openReady is open for the commands that need the tools: it waits until
@@ -342,11 +352,28 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if opts.BearerTokens, err = httpTokens(tokens, *tokenFile, opts.BearerTokens); err != nil {
 		return err
 	}
+	var ui http.Handler
+	if s.calls != nil {
+		if ui, err = s.console(); err != nil {
+			return err
+		}
+	}
 	return e.stopped(ctx, e.serveHTTP(ctx, httpServe{
-		addr: *addr, opts: opts, handler: srv.HTTPHandler(opts), insecure: *insecure, ready: s.cat.Ready(),
+		addr: *addr, opts: opts, handler: srv.HTTPHandler(opts), console: ui, authenticate: func(h http.Handler) http.Handler { return srv.Authenticate(opts, h) }, insecure: *insecure, ready: s.cat.Ready(),
 		drainDelay: drainDelay(cfg, drainFlag), drainSet: drainFlag != nil || cfg.Server.HTTP.DrainDelay != nil,
 		shutdownTimeout: shutdownTimeout(cfg), now: e.intr.catchSecond(),
 	}))
+}
+
+// console returns the web console of the session, which its
+// configuration turns on, behind no authentication yet.
+func (s *session) console() (http.Handler, error) {
+	opts := s.cfg.Server.HTTP.Console
+	pins, err := s.cfg.TrustStore()
+	if err != nil && opts.Approve {
+		return nil, configError{fmt.Errorf("server.http.console.approve: %w", err)}
+	}
+	return console.New(s.cat.Ops, console.Options{Run: opts.Run, Approve: opts.Approve, Pins: pins, Calls: s.calls}), nil
 }
 
 // stopped returns the error a server that returned err ends with: none
@@ -662,17 +689,18 @@ func (e *env) tools(ctx context.Context, args []string) error {
 	return nil
 }
 
-// openPins opens the pin store of the configuration at path.
-func openPins(path string) (*trust.Store, error) {
+// pinsPath returns the path of the pin store of the configuration at
+// path.
+func pinsPath(path string) (string, error) {
 	cfg, err := loadConfig(path)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	pins, err := cfg.TrustStore()
 	if err != nil {
-		return nil, configError{err}
+		return "", configError{err}
 	}
-	return trust.Open(pins)
+	return pins, nil
 }
 
 // toolsReview lists the upstream tools, prompts and resource templates
@@ -687,12 +715,11 @@ func (e *env) toolsReview(args []string) error {
 	} else if len(rest) > 0 {
 		return usagef("tools review takes no arguments, got %q", rest)
 	}
-	store, err := openPins(c.configPath)
+	pins, err := pinsPath(c.configPath)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	pending, err := store.Pending()
+	pending, err := catalog.Review(pins)
 	if err != nil {
 		return err
 	}
@@ -729,17 +756,11 @@ func (e *env) toolsApprove(args []string) error {
 	if (len(ids) == 0) == (*upstream == "") {
 		return usagef("tools approve takes the IDs tools review shows, or --upstream NAME")
 	}
-	store, err := openPins(c.configPath)
+	pins, err := pinsPath(c.configPath)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	var approved []trust.Record
-	if *upstream != "" {
-		approved, err = store.ApproveUpstream(*upstream)
-	} else {
-		approved, err = store.Approve(ids...)
-	}
+	approved, err := catalog.Approve(pins, ids, *upstream)
 	if err != nil {
 		return err
 	}

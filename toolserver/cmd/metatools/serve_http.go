@@ -17,6 +17,7 @@ import (
 	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/config"
+	"github.com/metatools-go/metatools/toolserver/internal/console"
 )
 
 // HTTP server timeouts that no request may exceed, whatever its kind.
@@ -145,6 +146,11 @@ type httpServe struct {
 	opts toolserver.HTTPOptions
 	// handler serves MCP at /mcp.
 	handler http.Handler
+	// console, when not nil, is the web console, served at /ui behind
+	// the authentication of /mcp (authenticate).
+	console http.Handler
+	// authenticate puts a handler behind the authentication of /mcp.
+	authenticate func(http.Handler) http.Handler
 	// insecure allows serving beyond the loopback interface without
 	// authentication.
 	insecure bool
@@ -290,9 +296,20 @@ func (e *env) serveHTTP(ctx context.Context, s httpServe) error {
 		}
 		fmt.Fprintf(e.stderr, "metatools: WARNING: serving %s without authentication (--insecure-no-auth): anyone who can reach it can run every tool\n", addr)
 	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && !s.opts.Authenticated() && s.console != nil {
+		_ = ln.Close()
+		return configError{fmt.Errorf("refusing to serve the web console on %s, beyond the loopback interface, without authentication "+
+			"(--insecure-no-auth does not cover it): give bearer tokens or configure server.http.oauth, or turn server.http.console off", addr)}
+	}
 	p := &probes{ready: s.ready}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", p.count(s.handler))
+	if s.console != nil {
+		ui := p.count(s.authenticate(s.console))
+		mux.Handle(console.Path, ui)
+		mux.Handle(strings.TrimSuffix(console.Path, "/"), s.authenticate(http.RedirectHandler(console.Path, http.StatusSeeOther)))
+		fmt.Fprintf(e.stderr, "metatools: serving the web console at http://%s%s\n", ln.Addr(), console.Path)
+	}
 	mux.HandleFunc("GET "+healthzPath, p.healthz)
 	mux.HandleFunc("GET "+readyzPath, p.readyz)
 	if s.opts.OAuth != nil {

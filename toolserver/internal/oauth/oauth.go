@@ -552,3 +552,21 @@ func EnforceGrants(next mcp.MethodHandler) mcp.MethodHandler {
 func upstreamMethod(method string) bool {
 	return strings.HasPrefix(method, "resources/") || strings.HasPrefix(method, "prompts/") || method == "completion/complete"
 }
+
+// Allows reports whether the token of a request, as [Guard.Handler] found
+// it, lets it call tool: a static token and a request without one may
+// call every tool, an OAuth access token those its scopes allow. The tool
+// "*" asks for every tool at once (a scope of "*").
+func Allows(info *auth.TokenInfo, tool string) bool {
+	if info == nil {
+		return true
+	}
+	g, ok := info.Extra[grantKey].(*grant)
+	switch {
+	case !ok:
+		return true
+	case tool == "*":
+		return g.all
+	}
+	return g.allows(tool)
+}
