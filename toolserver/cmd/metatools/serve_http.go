@@ -308,7 +308,6 @@ func (e *env) serveHTTP(ctx context.Context, s httpServe) error {
 		ui := p.count(s.authenticate(s.console))
 		mux.Handle(console.Path, ui)
 		mux.Handle(strings.TrimSuffix(console.Path, "/"), s.authenticate(http.RedirectHandler(console.Path, http.StatusSeeOther)))
-		fmt.Fprintf(e.stderr, "metatools: serving the web console at http://%s%s\n", ln.Addr(), console.Path)
 	}
 	mux.HandleFunc("GET "+healthzPath, p.healthz)
 	mux.HandleFunc("GET "+readyzPath, p.readyz)
@@ -318,6 +317,9 @@ func (e *env) serveHTTP(ctx context.Context, s httpServe) error {
 		}
 	}
 	fmt.Fprintf(e.stderr, "metatools: serving MCP at http://%s/mcp (probes at %s and %s)\n", ln.Addr(), healthzPath, readyzPath)
+	if s.console != nil {
+		fmt.Fprintf(e.stderr, "metatools: serving the web console at http://%s%s\n", ln.Addr(), console.Path)
+	}
 	// No ReadTimeout or WriteTimeout: they bound a whole exchange and would
 	// cut the event streams of long calls and of GET requests. The
 	// handler bounds the reading of each request body instead

@@ -86,7 +86,7 @@ func New(ops *toolops.Service, opts Options) *Console {
 		panic(err) // the embedded folder is part of the binary
 	}
 	files := http.StripPrefix(strings.TrimSuffix(Path, "/"), http.FileServerFS(static))
-	for _, file := range []string{"{$}", "app.js", "app.css"} {
+	for _, file := range []string{"{$}", "app.js", "app.css", "icon.svg"} {
 		c.mux.Handle("GET "+Path+file, files)
 	}
 	c.mux.HandleFunc("GET "+Path+"api/upstreams", c.upstreams)

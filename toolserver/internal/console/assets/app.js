@@ -35,7 +35,7 @@ async function api(path, body) {
   return data;
 }
 
-function show(...nodes) { app.replaceChildren(...nodes); }
+function show(...nodes) { app.replaceChildren(...nodes.flat().filter((n) => n !== null && n !== undefined)); }
 function failure(err) { return el("p", { class: "error", role: "alert" }, String(err.message || err)); }
 
 // when says how far t is from now, in words.
@@ -136,13 +136,13 @@ async function tool(id) {
     el("div", { class: "card" }, el("p", { id: "summary" }, d.summary || ""),
       d.description && d.description !== d.summary ? el("p", {}, d.description) : null,
       d.tags && d.tags.length ? el("p", { class: "muted" }, "tags: " + d.tags.join(", ")) : null),
+    el("h2", {}, "Try it"), form,
     el("h2", {}, "Input schema"), el("pre", { id: "schema" }, JSON.stringify(d.inputSchema || {}, null, 2)),
     d.outputSchema ? [el("h2", {}, "Output schema"), el("pre", {}, JSON.stringify(d.outputSchema, null, 2))] : null,
     el("h2", {}, "Examples"),
     t.examples.length ? t.examples.map((x) => el("div", { class: "card" }, el("strong", {}, x.name), x.description ? " — " + x.description : "",
       el("pre", {}, JSON.stringify(x.args, null, 2)))) : el("p", { class: "muted" }, "none"),
-    el("h2", {}, "TypeScript declaration"), el("pre", { id: "declaration" }, t.declaration),
-    el("h2", {}, "Try it"), form);
+    el("h2", {}, "TypeScript declaration"), el("pre", { id: "declaration" }, t.declaration));
 }
 
 // ---- recent calls -------------------------------------------------------
