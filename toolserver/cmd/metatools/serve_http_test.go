@@ -106,6 +106,40 @@ func TestServeHTTPRefusesToServeBeyondLoopbackWithoutAuth(t *testing.T) {
 	require.NotEmpty(t, endpoint, "with a token the server starts: %s", stderr.String())
 }
 
+// TestServeHTTPRefusesTheConsoleBeyondLoopbackWithoutAuth checks that
+// the web console is never served beyond the loopback interface without
+// authentication, --insecure-no-auth or not, and is served with a token
+// and on the loopback interface, behind the token when there is one.
+func TestServeHTTPRefusesTheConsoleBeyondLoopbackWithoutAuth(t *testing.T) {
+	cfg := writeFile(t, "metatools.yaml", "server: {http: {console: {enabled: true}}}\n")
+	endpoint, stderr, exit := serveInProcess(t, "--config", cfg, "--http", "0.0.0.0:0", "--insecure-no-auth")
+	assert.Empty(t, endpoint, "the server must not start")
+	assert.Equal(t, exitUsage, exit())
+	assert.Contains(t, stderr.String(), "refusing to serve the web console on 0.0.0.0:0, beyond the loopback interface, without authentication")
+
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	require.NoError(t, os.WriteFile(tokenFile, []byte("console-s3cret\n"), 0o600))
+	endpoint, stderr, _ = serveInProcess(t, "--config", cfg, "--http", "0.0.0.0:0", "--token-file", tokenFile)
+	require.NotEmpty(t, endpoint, "with a token the server starts: %s", stderr.String())
+	assert.Contains(t, stderr.String(), "serving the web console at ")
+
+	endpoint, stderr, _ = serveInProcess(t, "--config", cfg, "--http", "127.0.0.1:0")
+	require.NotEmpty(t, endpoint, stderr.String())
+	ui := strings.TrimSuffix(endpoint, "/mcp") + "/ui/api/upstreams"
+	resp, err := http.Get(ui)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "on the loopback interface without tokens, the console needs none")
+
+	endpoint, stderr, _ = serveInProcess(t, "--http", "127.0.0.1:0")
+	require.NotEmpty(t, endpoint, stderr.String())
+	assert.NotContains(t, stderr.String(), "web console", "the console is off by default")
+	resp, err = http.Get(strings.TrimSuffix(endpoint, "/mcp") + "/ui/")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+}
+
 func TestServeHTTPRefusesEmptyTokens(t *testing.T) {
 	endpoint, stderr, exit := serveInProcess(t, "--http", "127.0.0.1:0", "--token", "")
 	assert.Empty(t, endpoint, "the server must not start")
