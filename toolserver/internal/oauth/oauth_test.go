@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -133,6 +134,36 @@ func TestVerifyAcceptsEveryAsymmetricAlgorithm(t *testing.T) {
 			g := info.Extra[grantKey].(*grant)
 			assert.True(t, g.allows("search_tools"))
 			assert.False(t, g.allows("run_tool"))
+		})
+	}
+}
+
+// TestAllows checks what a request's token lets it call, as the console
+// asks it: a static token or none every tool, an access token what its
+// scopes give, and "*" only with a scope granting every tool.
+func TestAllows(t *testing.T) {
+	opts := &Options{Scopes: map[string][]string{"read": {"search_tools", "describe_tool"}, "run": {"run_tool"}, "admin": {"*"}}}
+	tools := Tools{Meta: func(name string) bool { return name == "search_tools" || name == "describe_tool" || name == "run_tool" }, Run: "run_tool"}
+	token := func(scopes ...string) *auth.TokenInfo {
+		return &auth.TokenInfo{Scopes: scopes, Extra: map[string]any{grantKey: opts.grantOf(tools, scopes)}}
+	}
+	for _, c := range []struct {
+		name string
+		info *auth.TokenInfo
+		tool string
+		want bool
+	}{
+		{"no token", nil, "run_tool", true},
+		{"a static token", &auth.TokenInfo{UserID: "token:ci"}, "*", true},
+		{"a scope's tool", token("read"), "search_tools", true},
+		{"another scope's tool", token("read"), "run_tool", false},
+		{"a catalogue tool needs run_tool", token("read"), "github:create_issue", false},
+		{"which run_tool gives", token("run"), "github:create_issue", true},
+		{"every tool without a scope of *", token("read", "run"), "*", false},
+		{"every tool with one", token("admin"), "*", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, Allows(c.info, c.tool))
 		})
 	}
 }
