@@ -45,8 +45,8 @@ func chromiumPath(t testing.TB) string {
 // TestConsoleInABrowser drives Chromium through the web console of
 // `metatools serve --http`, whose upstreams are server-everything, a
 // server that exits at once, and an upstream written with the official
-// TypeScript SDK under review, whose tool waits for approval: the
-// upstreams page shows one up and one failed with its reason, a search
+// TypeScript SDK under review, whose tool waits for approval: signed in
+// with the server's token through the console's form, the upstreams page shows one up and one failed with its reason, a search
 // kept to an upstream finds a tool, whose page runs it, the call shows
 // among the recent ones, and the quarantined tool is approved from its
 // review, after which the running server serves it over MCP. Without the
@@ -110,19 +110,23 @@ mcpServers:
 	out, err := cmd.Output()
 	require.NoError(t, err, "the browser run failed:\n%s", stderr.String())
 	var saw struct {
-		UpTools     string   `json:"upTools"`
-		FailedError string   `json:"failedError"`
-		Results     []string `json:"results"`
-		Summary     string   `json:"summary"`
-		Declaration string   `json:"declaration"`
-		Result      string   `json:"result"`
-		Call        []string `json:"call"`
-		Diff        string   `json:"diff"`
-		Approved    string   `json:"approved"`
+		SignInStatus int      `json:"signInStatus"`
+		SignOutShown bool     `json:"signOutShown"`
+		UpTools      string   `json:"upTools"`
+		FailedError  string   `json:"failedError"`
+		Results      []string `json:"results"`
+		Summary      string   `json:"summary"`
+		Declaration  string   `json:"declaration"`
+		Result       string   `json:"result"`
+		Call         []string `json:"call"`
+		Diff         string   `json:"diff"`
+		Approved     string   `json:"approved"`
 	}
 	require.NoError(t, json.Unmarshal(out, &saw), string(out))
 	t.Logf("the browser saw: %s", out)
 
+	assert.Equal(t, http.StatusUnauthorized, saw.SignInStatus, "the console's page asks for a sign-in")
+	assert.True(t, saw.SignOutShown, "a signed-in page offers to sign out")
 	cs := connectHTTP(t, s.endpoint, token)
 	ups := upstreams(t, cs)
 	assert.Equal(t, fmt.Sprint(ups["everything"].Tools), saw.UpTools, "the upstream's tools, as the operations count them")

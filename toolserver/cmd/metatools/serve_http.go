@@ -305,8 +305,13 @@ func (e *env) serveHTTP(ctx context.Context, s httpServe) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", p.count(s.handler))
 	if s.console != nil {
-		ui := p.count(s.authenticate(s.console))
-		mux.Handle(console.Path, ui)
+		ui := s.console
+		if s.opts.Authenticated() {
+			// Behind the authentication of /mcp, with a sign-in page for
+			// browsers.
+			ui = console.WithLogin(ui, s.authenticate)
+		}
+		mux.Handle(console.Path, p.count(ui))
 		mux.Handle(strings.TrimSuffix(console.Path, "/"), s.authenticate(http.RedirectHandler(console.Path, http.StatusSeeOther)))
 	}
 	mux.HandleFunc("GET "+healthzPath, p.healthz)

@@ -107,11 +107,7 @@ func New(ops *toolops.Service, opts Options) *Console {
 // that may come from another site, and serves the pages and the API.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", contentSecurityPolicy)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Cache-Control", "no-store")
+	secure(h)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		if err := sameOrigin(r); err != nil {
 			writeError(w, err)
@@ -119,6 +115,17 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	c.mux.ServeHTTP(w, r)
+}
+
+// secure sets the headers every answer of the console has: its content
+// comes from the console alone and is never framed, sniffed, cached, nor
+// referred to another site.
+func secure(h http.Header) {
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
 }
 
 // sameOrigin refuses a request that changes something unless it comes

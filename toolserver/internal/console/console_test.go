@@ -68,7 +68,13 @@ func newFixture(t testing.TB, opts console.Options, tokens ...toolserver.BearerT
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	opts.Calls, opts.Pins = calls, pins
-	h := srv.Authenticate(toolserver.HTTPOptions{BearerTokens: tokens}, console.New(cat.Ops, opts))
+	var h http.Handler = console.New(cat.Ops, opts)
+	if len(tokens) > 0 {
+		// As serve --http mounts it.
+		h = console.WithLogin(h, func(h http.Handler) http.Handler {
+			return srv.Authenticate(toolserver.HTTPOptions{BearerTokens: tokens}, h)
+		})
+	}
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
 	return &fixture{cat: cat, calls: calls, pins: pins, url: hs.URL, h: h}

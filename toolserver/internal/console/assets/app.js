@@ -30,6 +30,8 @@ async function api(path, body) {
     opts.body = JSON.stringify(body);
   }
   const resp = await fetch("api/" + path, opts);
+  if (resp.headers.get("X-Metatools-Signed-In") === "1") document.getElementById("signout").hidden = false;
+  if (resp.status === 401) { location.href = "login"; throw new Error("signed out"); }
   const data = await resp.json().catch(() => ({ error: { message: resp.status + " " + resp.statusText } }));
   if (!resp.ok) throw new Error(data.error ? data.error.message : resp.statusText);
   return data;

@@ -1,5 +1,5 @@
 // Drives Chromium through the web console of a running metatools server,
-// as a person would: the upstreams page, a search, a tool page and its
+// as a person would: the sign-in, the upstreams page, a search, a tool page and its
 // "try it" form, the recent calls, the quarantine review and an approval.
 // It takes a screenshot of each page and prints, as one JSON line, what
 // it saw; any step that does not happen fails it.
@@ -28,19 +28,24 @@ const browser = await launcher.launch({
 });
 const saw = {};
 try {
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 800 },
-    extraHTTPHeaders: { Authorization: `Bearer ${env("METATOOLS_TOKEN")}` },
-  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(30_000);
   const page = await context.newPage();
   const problems = [];
-  page.on("console", (msg) => { if (msg.type() === "error") problems.push(msg.text()); });
+  page.on("console", (msg) => {
+    // The sign-in page answers 401, which the browser reports.
+    if (msg.type() === "error" && !page.url().endsWith("/ui/")) problems.push(msg.text());
+  });
   page.on("pageerror", (err) => problems.push(String(err)));
+
+  // Signing in with the token: the console answers 401 with its form.
+  const first = await page.goto(base);
+  saw.signInStatus = first.status();
+  await page.fill("#token", env("METATOOLS_TOKEN"));
+  await Promise.all([page.waitForURL(base), page.click('form.login button[type="submit"]')]);
 
   // Upstreams: one up, one failed with its reason, which the page's
   // refresh keeps current.
-  await page.goto(base);
   const up = page.locator(`tr[data-upstream="${env("CONSOLE_UP")}"]`);
   const failed = page.locator(`tr[data-upstream="${env("CONSOLE_FAILED")}"]`);
   await up.locator(".state-up").waitFor();
@@ -90,6 +95,7 @@ try {
   await item.locator(".approved").waitFor();
   saw.approved = await item.locator(".approved").innerText();
 
+  saw.signOutShown = await page.locator("#signout").isVisible();
   if (problems.length > 0) throw new Error(`the page reported errors: ${problems.join("; ")}`);
   await context.close();
 } catch (err) {
