@@ -26,7 +26,8 @@ var commandDocs = map[string]commandDoc{
 		summary: "Serve the catalogue to MCP clients behind the meta-tools: over stdio by default, or\n" +
 			"streamable HTTP at /mcp with --http. A port alone (:8080) listens on 127.0.0.1 only;\n" +
 			"naming a host (0.0.0.0:8080) needs bearer tokens (--token-file, METATOOLS_TOKEN or\n" +
-			"the configuration) or --insecure-no-auth. /healthz and /readyz answer probes. Ctrl-C\n" +
+			"the configuration) or --insecure-no-auth. /healthz and /readyz answer probes; the web\n" +
+			"console, when server.http.console.enabled, is at /ui behind the same tokens. Ctrl-C\n" +
 			"(SIGINT) or SIGTERM stops it cleanly: over HTTP, /readyz turns 503 and serving goes on\n" +
 			"for the drain delay (the default one only once something has asked /readyz), then\n" +
 			"running calls finish (server.shutdownTimeout). A second Ctrl-C or SIGTERM stops at once,\n" +

@@ -136,11 +136,8 @@ func sameOrigin(r *http.Request) error {
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
 		return errors.Errorf(errors.PermissionDenied, "cross-site request refused (Sec-Fetch-Site: %s)", site)
 	}
-	if origin := r.Header.Get("Origin"); origin != "" {
-		u, err := url.Parse(origin)
-		if err != nil || !strings.EqualFold(u.Host, r.Host) || (u.Scheme != "http" && u.Scheme != "https") {
-			return errors.Errorf(errors.PermissionDenied, "cross-site request refused (Origin: %.100s)", origin)
-		}
+	if origin := r.Header.Get("Origin"); origin != "" && !ownOrigin(origin, r.Host) {
+		return errors.Errorf(errors.PermissionDenied, "cross-site request refused (Origin: %.100s)", origin)
 	}
 	if r.Header.Get(HeaderName) != "1" {
 		return errors.Errorf(errors.PermissionDenied, "a request that changes something must carry the header %s: 1", HeaderName)
@@ -149,6 +146,15 @@ func sameOrigin(r *http.Request) error {
 		return errors.Errorf(errors.InvalidArgument, "the body must be JSON (Content-Type: application/json)")
 	}
 	return nil
+}
+
+// ownOrigin reports whether origin is the web origin of the console at
+// host: over HTTP or HTTPS (a proxy may end TLS in front of it), with
+// nothing but the scheme and the host.
+func ownOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, host) &&
+		u.User == nil && u.Path == "" && u.RawQuery == "" && u.Fragment == "" && u.Opaque == ""
 }
 
 // errorBody is the body of an error answer.

@@ -22,10 +22,18 @@
 // browser send one. Running tools and approving them are each off unless
 // configured ([Options]).
 //
+// Behind tokens, [WithLogin] adds a sign-in page for browsers, which
+// cannot add an Authorization header themselves: the token given there,
+// checked by the same authentication, stays on the server, and the
+// browser holds a random session ID in an HttpOnly, SameSite=Strict
+// cookie.
+//
 // # Example
 //
 //	calls := console.NewCalls(console.DefaultCalls)
 //	cat, _ := catalog.Build(ctx, cfg, catalog.WithEventPublisher(calls))
 //	ui := console.New(cat.Ops, console.Options{Calls: calls, Pins: pins, Run: true})
-//	mux.Handle(console.Path, srv.Authenticate(opts, ui))
+//	mux.Handle(console.Path, console.WithLogin(ui, func(h http.Handler) http.Handler {
+//		return srv.Authenticate(opts, h)
+//	}))
 package console

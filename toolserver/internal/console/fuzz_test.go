@@ -71,3 +71,43 @@ func parseTarget(target string) *url.URL {
 	}
 	return u
 }
+
+// FuzzSignIn sends the sign-in any form and origin: nothing panics, a
+// cookie comes only with the token, and a refusal never echoes the form.
+func FuzzSignIn(f *testing.F) {
+	f.Add("token=s3cret", "http://console.test")
+	f.Add("token=wrong", "http://console.test")
+	f.Add("token=s3cret", "https://evil.example")
+	f.Add("token=%zz&token=s3cret", "")
+	f.Add("token=s3cret&token=other", "null")
+	authenticate := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer s3cret" {
+				http.Error(w, "missing bearer token", http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	h := console.WithLogin(http.NotFoundHandler(), authenticate)
+	f.Fuzz(func(t *testing.T, form, origin string) {
+		req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "http://console.test/ui/login", strings.NewReader(form))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", origin)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code >= 500 {
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		signedIn := len(rec.Result().Cookies()) > 0
+		values, _ := url.ParseQuery(form)
+		u, err := url.Parse(origin)
+		own := err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, "console.test") && u.Path == ""
+		if signedIn && (strings.TrimSpace(values.Get("token")) != "s3cret" || !own) {
+			t.Fatalf("signed in with form %q from %q", form, origin)
+		}
+		if !signedIn && form != "" && len(form) > 8 && strings.Contains(rec.Body.String(), form) {
+			t.Fatalf("the refusal echoes the form %q", form)
+		}
+	})
+}

@@ -119,7 +119,7 @@ func fromConsole(r *http.Request) error {
 	if site != "" && site != "same-origin" {
 		return errors.Errorf(errors.PermissionDenied, "cross-site request refused (Sec-Fetch-Site: %s)", site)
 	}
-	if origin != "" && !strings.EqualFold(strings.TrimPrefix(strings.TrimPrefix(origin, "http://"), "https://"), r.Host) {
+	if origin != "" && !ownOrigin(origin, r.Host) {
 		return errors.Errorf(errors.PermissionDenied, "cross-site request refused (Origin: %.100s)", origin)
 	}
 	return nil
