@@ -75,7 +75,9 @@ mcpServers:
   - {name: notes, trust: review, command: node, args: [%q, %q, %q]}
 `, filepath.Join(dir, "pins.db"), everythingServer(t), failing, upstream, modules, notes))
 	const token = "console-e2e-secret"
-	s := startServed(t, []string{tokenEnv + "=" + token}, "--config", cfg)
+	tokenFile := filepath.Join(dir, "tokens")
+	require.NoError(t, os.WriteFile(tokenFile, []byte("ops "+token+"\n"), 0o600))
+	s := startServed(t, nil, "--config", cfg, "--token-file", tokenFile)
 	assert.Contains(t, s.log.String(), "metatools: serving the web console at "+s.base+"/ui/")
 
 	for _, path := range []string{"/ui", "/ui/", "/ui/app.js", "/ui/api/upstreams", "/ui/api/search?q=echo", "/ui/api/calls", "/ui/api/quarantine"} {
@@ -139,7 +141,7 @@ mcpServers:
 	assert.Contains(t, saw.Declaration, "echo", "the TypeScript declaration")
 	assert.Contains(t, saw.Result, "Echo: hello from the console")
 	require.Len(t, saw.Call, 4, "caller, tool, outcome, duration")
-	assert.Equal(t, []string{"anonymous", "everything:echo", "ok"}, saw.Call[:3], "an unnamed token has no subject")
+	assert.Equal(t, []string{"token:ops", "everything:echo", "ok"}, saw.Call[:3], "the caller is the token's name, as on /mcp")
 	assert.Contains(t, saw.Diff, "Add a note to the notebook.")
 	assert.Contains(t, saw.Approved, "Approved notes:add_note")
 

@@ -40,13 +40,17 @@ async function api(path, body) {
 function show(...nodes) { app.replaceChildren(...nodes.flat().filter((n) => n !== null && n !== undefined)); }
 function failure(err) { return el("p", { class: "error", role: "alert" }, String(err.message || err)); }
 
-// when says how far t is from now, in words.
-function when(t, now) {
-  if (!t) return "";
+// span says a number of seconds in words.
+function span(s) { return s < 60 ? s + "s" : s < 3600 ? Math.round(s / 60) + "m" : Math.round(s / 3600) + "h"; }
+
+// ago says how long before now t was; until, how long after now t is.
+function ago(t, now) {
+  const s = Math.round((new Date(now) - new Date(t)) / 1000);
+  return s < 1 ? "just now" : span(s) + " ago";
+}
+function until(t, now) {
   const s = Math.round((new Date(t) - new Date(now)) / 1000);
-  const a = Math.abs(s);
-  const span = a < 60 ? a + "s" : a < 3600 ? Math.round(a / 60) + "m" : Math.round(a / 3600) + "h";
-  return s >= 0 ? "in " + span : span + " ago";
+  return s < 1 ? "now" : "in " + span(s);
 }
 
 // ---- upstreams ----------------------------------------------------------
@@ -56,12 +60,12 @@ async function upstreams() {
   try { data = await api("upstreams"); } catch (err) { show(el("h1", {}, "Upstreams"), failure(err)); return; }
   const rows = data.upstreams.map((u) => el("tr", { "data-upstream": u.name },
     el("td", {}, el("strong", {}, u.name), el("div", { class: "muted" }, u.kind)),
-    el("td", {}, el("span", { class: "state state-" + u.state }, u.state), el("div", { class: "muted" }, u.since ? "since " + when(u.since, data.now) : "")),
+    el("td", {}, el("span", { class: "state state-" + u.state }, u.state), el("div", { class: "muted" }, u.since ? "since " + ago(u.since, data.now) : "")),
     el("td", { class: "tools" }, u.state === "up" ? String(u.tools) : "–",
       u.quarantined && u.quarantined.length ? el("div", { class: "muted" }, u.quarantined.length + " quarantined") : null,
       u.skipped && u.skipped.length ? el("div", { class: "muted" }, u.skipped.length + " skipped") : null),
     el("td", {}, String(u.attempts || 0)),
-    el("td", {}, u.nextRetry ? when(u.nextRetry, data.now) : "–"),
+    el("td", {}, u.nextRetry ? until(u.nextRetry, data.now) : "–"),
     el("td", { class: "last-error" }, u.error ? el("pre", {}, u.error) : "–")));
   show(el("h1", {}, "Upstreams"),
     el("table", { id: "upstreams" },
@@ -179,7 +183,7 @@ async function quarantine() {
       } catch (err) { status.replaceChildren(failure(err)); button.disabled = false; }
     } }, "Approve");
     return el("div", { class: "card", "data-item": it.id },
-      el("div", { class: "row" }, el("strong", {}, it.id), el("span", { class: "muted" }, it.kind + " of " + it.upstream + ", waiting " + when(it.since, new Date())), button),
+      el("div", { class: "row" }, el("strong", {}, it.id), el("span", { class: "muted" }, it.kind + " of " + it.upstream + ", first seen " + ago(it.since, new Date())), button),
       el("p", {}, "Why: " + it.reason),
       it.findings && it.findings.length ? el("ul", {}, it.findings.map((f) => el("li", {}, f))) : null,
       el("div", { class: "muted" }, it.changed ? "Changed since the version approved:" : "New: nothing approved before"),
