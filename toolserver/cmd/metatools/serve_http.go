@@ -312,7 +312,7 @@ func (e *env) serveHTTP(ctx context.Context, s httpServe) error {
 			ui = console.WithLogin(ui, s.authenticate)
 		}
 		mux.Handle(console.Path, p.count(ui))
-		mux.Handle(strings.TrimSuffix(console.Path, "/"), s.authenticate(http.RedirectHandler(console.Path, http.StatusSeeOther)))
+		mux.Handle(strings.TrimSuffix(console.Path, "/"), ui)
 	}
 	mux.HandleFunc("GET "+healthzPath, p.healthz)
 	mux.HandleFunc("GET "+readyzPath, p.readyz)

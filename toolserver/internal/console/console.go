@@ -22,7 +22,8 @@ import (
 )
 
 // Path is where the console is mounted: its pages at Path, its API under
-// Path+"api/".
+// Path+"api/"; Path without its slash redirects to Path. Mount the
+// console at both.
 const Path = "/ui/"
 
 // HeaderName is the header a request that changes something (a POST)
@@ -86,6 +87,7 @@ func New(ops *toolops.Service, opts Options) *Console {
 		panic(err) // the embedded folder is part of the binary
 	}
 	files := http.StripPrefix(strings.TrimSuffix(Path, "/"), http.FileServerFS(static))
+	c.mux.Handle("GET "+strings.TrimSuffix(Path, "/"), http.RedirectHandler(Path, http.StatusSeeOther))
 	for _, file := range []string{"{$}", "app.js", "app.css", "icon.svg"} {
 		c.mux.Handle("GET "+Path+file, files)
 	}
@@ -249,12 +251,13 @@ func (c *Console) search(w http.ResponseWriter, r *http.Request) {
 	}
 	var keep []string // the namespaces the upstream filter keeps; nil keeps all
 	if name := q.Get("upstream"); name != "" {
-		i := slices.IndexFunc(c.ops.Upstreams(r.Context()), func(u toolops.Upstream) bool { return u.Name == name })
+		ups := c.ops.Upstreams(r.Context())
+		i := slices.IndexFunc(ups, func(u toolops.Upstream) bool { return u.Name == name })
 		if i < 0 {
 			writeError(w, errors.Errorf(errors.NotFound, "no upstream %q", name))
 			return
 		}
-		keep = c.ops.Upstreams(r.Context())[i].Namespaces
+		keep = ups[i].Namespaces
 		switch {
 		case req.Namespace != "" && !slices.Contains(keep, req.Namespace):
 			writeJSON(w, http.StatusOK, toolops.SearchResult{Tools: []toolindex.Summary{}})

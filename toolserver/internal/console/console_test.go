@@ -329,6 +329,17 @@ func TestSecurityHeaders(t *testing.T) {
 	f.failure(t, request{path: "/ui/api/nothing"}, http.StatusNotFound, "not_found")
 }
 
+func TestPathWithoutItsSlashRedirects(t *testing.T) {
+	f := newFixture(t, console.Options{})
+	h := http.NewServeMux()
+	h.Handle(console.Path, f.h)
+	h.Handle(strings.TrimSuffix(console.Path, "/"), f.h)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/ui", http.NoBody))
+	assert.Equal(t, http.StatusSeeOther, rec.Code)
+	assert.Equal(t, "/ui/", rec.Header().Get("Location"))
+}
+
 func TestAuthentication(t *testing.T) {
 	f := newFixture(t, console.Options{Run: true}, toolserver.BearerToken{Name: "ops", Token: "console-secret"})
 	for _, path := range []string{"/ui/", "/ui/app.js", "/ui/api/upstreams", "/ui/api/search?q=time", "/ui/api/calls", "/ui/api/quarantine"} {

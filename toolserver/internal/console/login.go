@@ -90,7 +90,7 @@ func (l *login) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r = r.Clone(r.Context())
 			r.Header.Set("Authorization", "Bearer "+token)
 			h.Set("X-Metatools-Signed-In", "1")
-		} else if r.URL.Path == Path && r.Method == http.MethodGet {
+		} else if (r.URL.Path == Path || r.URL.Path+"/" == Path) && r.Method == http.MethodGet {
 			l.page(w, http.StatusUnauthorized, "")
 			return
 		}

@@ -70,6 +70,9 @@ func TestSignIn(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "the console's page without a sign-in")
 	assert.Contains(t, page, `<form class="card login" method="post" action="/ui/login">`, "shows the sign-in form")
 	assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")
+	resp, page = send(t, b, http.MethodGet, f.url+"/ui", nil, nil)
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "the console's path without its slash")
+	assert.Contains(t, page, `action="/ui/login"`)
 	resp, _ = send(t, b, http.MethodGet, f.url+"/ui/app.css", nil, nil)
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "the form's style sheet needs no sign-in")
 
