@@ -359,7 +359,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		}
 	}
 	return e.stopped(ctx, e.serveHTTP(ctx, httpServe{
-		addr: *addr, opts: opts, handler: srv.HTTPHandler(opts), console: ui, authenticate: func(h http.Handler) http.Handler { return srv.Authenticate(opts, h) }, insecure: *insecure, ready: s.cat.Ready(),
+		addr: *addr, opts: opts, handler: srv.HTTPHandler(opts), insecure: *insecure, ready: s.cat.Ready(),
+		console: ui, authenticate: func(h http.Handler) http.Handler { return srv.Authenticate(opts, h) },
 		drainDelay: drainDelay(cfg, drainFlag), drainSet: drainFlag != nil || cfg.Server.HTTP.DrainDelay != nil,
 		shutdownTimeout: shutdownTimeout(cfg), now: e.intr.catchSecond(),
 	}))
