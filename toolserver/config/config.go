@@ -868,6 +868,14 @@ func (c *Config) problems() []Problem {
 	if h.OAuth != nil {
 		h.OAuth.validate(keyPath{"server", "http", "oauth"}, add)
 	}
+	if !h.Console.Enabled {
+		if h.Console.Run {
+			add(keyPath{"server", "http", "console", "run"}, "set, but the console is off: set console.enabled too")
+		}
+		if h.Console.Approve {
+			add(keyPath{"server", "http", "console", "approve"}, "set, but the console is off: set console.enabled too")
+		}
+	}
 
 	names := map[string]string{}
 	namespaces := map[string]string{}
