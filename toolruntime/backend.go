@@ -44,6 +44,23 @@ type Backend interface {
 	Run(ctx context.Context, req Request) (Result, error)
 }
 
+// Warmer is a [Backend] that starts sandboxes ahead of the executions
+// (processes, module instances, pods): Warm starts those of limits l and
+// returns once they wait for their executions, or with ctx's error. A
+// host calls it at its start ([Runtime.Warm]), so that its first program
+// finds a sandbox ready too.
+type Warmer interface {
+	Warm(ctx context.Context, l Limits) error
+}
+
+// Closer is a [Backend] with work of its own in the background (the
+// sandboxes started ahead, the removal of those used): Close stops it
+// and waits until nothing of it is left, or until ctx ends. The backend
+// runs nothing afterwards.
+type Closer interface {
+	Close(ctx context.Context) error
+}
+
 // Request is one program for a [Backend] to run.
 type Request struct {
 	// Language names the engine ("javascript", "typescript").

@@ -3,6 +3,8 @@ package toolruntime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/metatools-go/metatools/errors"
@@ -93,6 +95,46 @@ func (r *Runtime) Backend(p SecurityProfile) (Backend, error) {
 		return nil, errors.Errorf(errors.Unsupported, "no backend serves security profile %q", p)
 	}
 	return b, nil
+}
+
+// Warm starts, with the runtime's limits, the sandboxes of every backend
+// that starts them ahead ([Warmer]), and returns once they are ready: the
+// first program of each profile then finds one. It returns the errors of
+// the backends that failed, joined.
+func (r *Runtime) Warm(ctx context.Context) error {
+	var errs []error
+	for _, p := range r.profiles() {
+		if w, ok := r.backends[p].(Warmer); ok {
+			if err := w.Warm(ctx, r.limits); err != nil {
+				errs = append(errs, fmt.Errorf("profile %s: %w", p, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close closes every backend that works in the background ([Closer]) and
+// waits for them, or until ctx ends.
+func (r *Runtime) Close(ctx context.Context) error {
+	var errs []error
+	for _, p := range r.profiles() {
+		if c, ok := r.backends[p].(Closer); ok {
+			if err := c.Close(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("profile %s: %w", p, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// profiles returns the profiles that have a backend, in a fixed order.
+func (r *Runtime) profiles() []SecurityProfile {
+	ps := make([]SecurityProfile, 0, len(r.backends))
+	for p := range r.backends {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	return ps
 }
 
 // Engine returns a [toolcode.Engine] of language that runs every program

@@ -36,10 +36,10 @@ func BenchmarkStartup(b *testing.B) {
 	for _, mode := range modes {
 		for _, warm := range []bool{true, false} {
 			name := mode.name + "/cold"
-			opts := append([]process.Option{process.WithWarm(0)}, mode.opts...)
+			opts := append([]process.Option{process.WithSpares(0)}, mode.opts...)
 			if warm {
 				name = mode.name + "/warm"
-				opts = append([]process.Option{process.WithWarm(1)}, mode.opts...)
+				opts = append([]process.Option{process.WithSpares(1)}, mode.opts...)
 			}
 			b.Run(name, func(b *testing.B) {
 				be := newBackend(b, opts...)

@@ -80,7 +80,7 @@
 //
 // Starting a sandbox (bubblewrap's namespaces and mounts, the cgroups,
 // the Go runtime of the runner) is most of the cost of a short program.
-// The backend keeps [DefaultWarm] processes started ahead ([WithWarm]),
+// The backend keeps [DefaultSpares] processes started ahead ([WithSpares]),
 // for each set of [toolruntime.Limits] it has run programs under: each
 // started as a cold start does, with those limits, its start-up over
 // (the runner has sent the gateway's ready notification and waits for

@@ -107,18 +107,18 @@ func WithOpenFiles(n int) Option {
 	}
 }
 
-// DefaultWarm is how many runner processes the backend keeps started
+// DefaultSpares is how many runner processes the backend keeps started
 // ahead of the executions, for each set of limits it runs programs under
-// (see [WithWarm]).
-const DefaultWarm = 1
+// (see [WithSpares]).
+const DefaultSpares = 1
 
 // MaxWarmLimits is how many different sets of limits the backend keeps
 // processes started ahead for; the pool of the limits used least recently
 // goes first. A [toolruntime.Runtime] runs all its programs under one.
 const MaxWarmLimits = 4
 
-// WithWarm keeps n runner processes started ahead of the executions
-// (default [DefaultWarm]; 0 starts each process when its execution comes).
+// WithSpares keeps n runner processes started ahead of the executions
+// (default [DefaultSpares]; 0 starts each process when its execution comes).
 // A process started ahead is what a cold start makes, with its limits:
 // under bubblewrap, in its cgroups, with its rlimits and private
 // directory, its start-up done, waiting for its execution (it has sent
@@ -130,10 +130,10 @@ const MaxWarmLimits = 4
 // to an execution under other limits. A process started ahead holds its
 // memory (about 10 MiB) and counts against the processes of its user.
 // [Backend.Close] stops the pools.
-func WithWarm(n int) Option {
+func WithSpares(n int) Option {
 	return func(c *config) error {
 		if n < 0 {
-			return errors.Errorf(errors.InvalidArgument, "WithWarm: negative number of processes %d", n)
+			return errors.Errorf(errors.InvalidArgument, "WithSpares: negative number of processes %d", n)
 		}
 		c.warm = n
 		return nil

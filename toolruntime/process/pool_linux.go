@@ -214,13 +214,13 @@ func (e *execution) idle() bool {
 	return idle
 }
 
-// Warm fills the pool of processes started ahead for l ([WithWarm]) and
+// Warm fills the pool of processes started ahead for l ([WithSpares]) and
 // waits until it is full: a host that knows the limits of its programs
 // (those of its [toolruntime.Runtime]) calls it at its start, so that even
 // its first execution finds a process ready. It returns the error of the
 // last start when one failed, the context's error when ctx ends first,
 // and an error of code [errors.Unavailable] after [Backend.Close]. With
-// WithWarm(0) it returns at once.
+// WithSpares(0) it returns at once.
 func (b *Backend) Warm(ctx context.Context, l toolruntime.Limits) error {
 	if err := l.Validate(); err != nil {
 		return errors.WithOp("process.Warm", err)

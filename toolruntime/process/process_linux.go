@@ -69,7 +69,11 @@ type Backend struct {
 	closed   bool
 }
 
-var _ toolruntime.Backend = (*Backend)(nil)
+var (
+	_ toolruntime.Backend = (*Backend)(nil)
+	_ toolruntime.Warmer  = (*Backend)(nil)
+	_ toolruntime.Closer  = (*Backend)(nil)
+)
 
 // New returns a backend that runs programs in processes of the runner at
 // runnerPath (the command toolruntime-runner, or a runner of one's own
@@ -77,7 +81,7 @@ var _ toolruntime.Backend = (*Backend)(nil)
 // when bubblewrap is used). It looks for bubblewrap in PATH and probes the
 // cgroups once; [Backend.Enforces] then says what holds.
 func New(runnerPath string, opts ...Option) (*Backend, error) {
-	c := config{openFiles: 256, stderrTail: 4 << 10, warm: DefaultWarm}
+	c := config{openFiles: 256, stderrTail: 4 << 10, warm: DefaultSpares}
 	for _, o := range opts {
 		if err := o(&c); err != nil {
 			return nil, errors.WithOp("process.New", err)
@@ -281,7 +285,7 @@ func environment(l toolruntime.Limits) []string {
 }
 
 // Run runs one program in a fresh process of the runner, one started ahead
-// for its limits when there is one ([WithWarm]); see
+// for its limits when there is one ([WithSpares]); see
 // [toolruntime.Backend]. Whatever the outcome, every process of the
 // execution is killed when Run returns; they are reaped, and the cgroup
 // and the directory removed, in the background ([Backend.Close] waits for

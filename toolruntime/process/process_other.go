@@ -16,7 +16,11 @@ const MinAddressSpace = 1 << 30
 // Backend runs programs in processes of the runner, on Linux only.
 type Backend struct{}
 
-var _ toolruntime.Backend = (*Backend)(nil)
+var (
+	_ toolruntime.Backend = (*Backend)(nil)
+	_ toolruntime.Warmer  = (*Backend)(nil)
+	_ toolruntime.Closer  = (*Backend)(nil)
+)
 
 // New fails with code [errors.Unsupported]: the backend relies on Linux's
 // rlimits, cgroups, parent-death signal and namespaces, and runs programs

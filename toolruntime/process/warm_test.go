@@ -68,7 +68,7 @@ func TestWarmNoLeakBetweenExecutions(t *testing.T) {
 	runner := toolruntimetest.BuildRunner(t, "", "")
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {
-			b := newBackendOf(t, runner, append(mode.opts, process.WithWarm(2))...)
+			b := newBackendOf(t, runner, append(mode.opts, process.WithSpares(2))...)
 			probes := warmExecutor(t, b, warmLimits, probe.Language)
 			js := warmExecutor(t, b, warmLimits, "javascript")
 			ctx := t.Context()
@@ -145,7 +145,7 @@ func TestWarmProcessThatDiedIsNotUsed(t *testing.T) {
 					killed++
 				}
 			}
-			require.Equal(t, process.DefaultWarm, killed, "the pool's processes")
+			require.Equal(t, process.DefaultSpares, killed, "the pool's processes")
 			res, err := x.Execute(t.Context(), toolcode.ExecuteParams{Code: `return 7`})
 			require.NoError(t, err)
 			assert.JSONEq(t, `7`, string(res.Value))
@@ -160,7 +160,7 @@ func TestWarmClose(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			goroutines := goleak.IgnoreCurrent()
 			before := childrenOfTest(t)
-			b, err := process.New(runnerPath, append(mode.opts, process.WithWarm(2))...)
+			b, err := process.New(runnerPath, append(mode.opts, process.WithSpares(2))...)
 			require.NoError(t, err)
 			x, _ := executor(t, b, toolruntime.Standard, "javascript")
 			_, err = x.Execute(t.Context(), toolcode.ExecuteParams{Code: `return 1`})
@@ -186,7 +186,7 @@ func TestWarmClose(t *testing.T) {
 // left waiting.
 func TestWarmOff(t *testing.T) {
 	before := childrenOfTest(t)
-	b := newBackend(t, process.WithWarm(0), process.WithoutBubblewrap())
+	b := newBackend(t, process.WithSpares(0), process.WithoutBubblewrap())
 	x, _ := executor(t, b, toolruntime.Standard, "javascript")
 	_, err := x.Execute(t.Context(), toolcode.ExecuteParams{Code: `return 1`})
 	require.NoError(t, err)
@@ -194,6 +194,6 @@ func TestWarmOff(t *testing.T) {
 	for pid := range childrenOfTest(t) {
 		assert.True(t, before[pid], "process %d waits with no pool", pid)
 	}
-	_, err = process.New(runnerPath, process.WithWarm(-1))
+	_, err = process.New(runnerPath, process.WithSpares(-1))
 	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
 }

@@ -62,7 +62,7 @@ type env struct {
 	claims    toolruntime.LimitsEnforced
 	inProcess bool
 	// pooled says that the backend keeps instances of its own in the
-	// background (it is a [Closer]): the attempts then check what they
+	// background (it is a [toolruntime.Closer]): the attempts then check what they
 	// started, and the backend's Close the rest.
 	pooled bool
 
@@ -277,13 +277,6 @@ func (e *env) attempts() []attempt {
 	}
 }
 
-// Closer is a backend that keeps instances of its own in the background,
-// such as processes or module instances started ahead of the executions:
-// Close stops them, and nothing of the backend runs afterwards.
-type Closer interface {
-	Close(ctx context.Context) error
-}
-
 // closeTimeout bounds a backend's Close in the suite.
 const closeTimeout = 30 * time.Second
 
@@ -309,7 +302,7 @@ const closeTimeout = 30 * time.Second
 // with goleak against the goroutines before the attempt) and, where
 // there is a /proc, no child process and no process the probe started.
 // A backend that keeps instances of its own in the background (processes
-// or module instances started ahead: a [Closer]) may keep them between
+// or module instances started ahead: a [toolruntime.Closer]) may keep them between
 // attempts; after each attempt no process the probe started may be left,
 // and once the subtest that made the backend is over the suite calls
 // Close and checks that nothing of the backend is left: no goroutine, no
@@ -330,7 +323,7 @@ func RunBackend(t *testing.T, newBackend func(t *testing.T) toolruntime.Backend,
 		before := children()
 		b := newBackend(t)
 		require.NotNil(t, b, "newBackend returned nil")
-		if c, ok := b.(Closer); ok {
+		if c, ok := b.(toolruntime.Closer); ok {
 			// Registered first, so it runs last: after the cleanups of
 			// what the subtest made with the backend.
 			t.Cleanup(func() { closeAndCheck(t, c, before, goroutines) })
@@ -381,7 +374,7 @@ func RunBackend(t *testing.T, newBackend func(t *testing.T) toolruntime.Backend,
 // closeAndCheck closes a backend and checks that nothing it started is
 // left: no goroutine beyond those of before it was made, no child process
 // beyond before.
-func closeAndCheck(t *testing.T, c Closer, before map[int]bool, goroutines goleak.Option) {
+func closeAndCheck(t *testing.T, c toolruntime.Closer, before map[int]bool, goroutines goleak.Option) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
@@ -399,7 +392,7 @@ func randomHex(t *testing.T) string {
 
 func newEnv(t *testing.T, rt *toolruntime.Runtime, b toolruntime.Backend) *env {
 	e := &env{t: t, rt: rt, backend: b, claims: b.Enforces(SuiteLimits), dir: t.TempDir(), secret: "secret-" + randomHex(t), token: "probe-token-" + randomHex(t)}
-	_, e.pooled = b.(Closer)
+	_, e.pooled = b.(toolruntime.Closer)
 	e.secretFile = filepath.Join(e.dir, "secret.txt")
 	require.NoError(t, os.WriteFile(e.secretFile, []byte(e.secret), 0o600))
 	e.writeTo = filepath.Join(e.dir, "escaped.txt")

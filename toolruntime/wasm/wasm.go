@@ -102,7 +102,11 @@ func (i *instance) end() error {
 	return <-i.exited
 }
 
-var _ toolruntime.Backend = (*Backend)(nil)
+var (
+	_ toolruntime.Backend = (*Backend)(nil)
+	_ toolruntime.Warmer  = (*Backend)(nil)
+	_ toolruntime.Closer  = (*Backend)(nil)
+)
 
 // Option configures a [Backend].
 type Option func(*options) error

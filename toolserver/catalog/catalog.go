@@ -61,6 +61,7 @@ import (
 	"github.com/metatools-go/metatools/toolrun/httpexec"
 	"github.com/metatools-go/metatools/toolrun/mcpexec"
 	"github.com/metatools-go/metatools/toolrun/openapi"
+	"github.com/metatools-go/metatools/toolruntime"
 	"github.com/metatools-go/metatools/toolsearch"
 	"github.com/metatools-go/metatools/toolserver"
 	"github.com/metatools-go/metatools/toolserver/builtin"
@@ -89,6 +90,12 @@ type Catalog struct {
 	codeModeProfile string
 	spares          spares
 	logger          *slog.Logger
+	// sandboxes are the runtimes of code mode made so far, which Close
+	// closes; warmed is closed once Build's code mode has its sandboxes
+	// started ahead (or failed to start them), and ready waits for it.
+	sandboxesMu sync.Mutex
+	sandboxes   []*toolruntime.Runtime
+	warmed      chan struct{}
 
 	executors   *toolrun.ExecutorRegistry
 	telemetry   *telemetry
@@ -214,18 +221,22 @@ func Build(ctx context.Context, cfg *config.Config, opts ...Option) (*Catalog, e
 	c := &Catalog{relay: &relay{pending: map[string]bool{}}, ready: make(chan struct{}), backoff: o.backoff, cfg: cfg, spares: o.spares, logger: o.logger}
 	// A sandbox this machine cannot run stops the build before any
 	// upstream is started.
+	var sandboxes *toolruntime.Runtime
 	if cfg.CodeMode.Enabled {
-		cm, p, err := codeModeOf(cfg.CodeMode, "", o.spares, o.logger)
+		cm, p, rt, err := c.codeModeOf("")
 		if err != nil {
 			return nil, err
 		}
-		c.codeMode, c.codeModeProfile = &cm, string(p)
+		c.codeMode, c.codeModeProfile, sandboxes = &cm, string(p), rt
 	}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	searcher, err := newSearcher(cfg.Search)
 	if err != nil {
 		c.cancel()
-		return nil, err
+		return nil, errors.Join(err, c.closeSandboxes())
+	}
+	if sandboxes != nil {
+		c.warm(sandboxes)
 	}
 	if c.telemetry, err = newTelemetry(ctx, cfg, o.logger); err != nil {
 		c.Close()
@@ -473,7 +484,11 @@ func (c *Catalog) start(jobs []job, timeout time.Duration, progress func(toolops
 		}
 	}
 	c.wg.Go(func() {
-		for _, ch := range c.settled {
+		waits := c.settled
+		if c.warmed != nil {
+			waits = append(slices.Clone(waits), c.warmed)
+		}
+		for _, ch := range waits {
 			select {
 			case <-ch:
 			case <-c.ctx.Done():
@@ -920,6 +935,7 @@ func (c *Catalog) Close() error {
 	}
 	// The connections under way end with the sessions.
 	c.wg.Wait()
+	errs = append(errs, c.closeSandboxes())
 	if c.searcher != nil {
 		errs = append(errs, c.searcher.Close())
 	}

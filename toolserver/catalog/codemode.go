@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/metatools-go/metatools/errors"
 	"github.com/metatools-go/metatools/toolcode"
 	"github.com/metatools-go/metatools/toolcode/javascript"
 	"github.com/metatools-go/metatools/toolruntime"
@@ -40,7 +42,7 @@ type spares struct {
 var (
 	// servingSpares are the engines' defaults, for a server that runs
 	// program after program.
-	servingSpares = spares{runtimes: javascript.DefaultSpareRuntimes, instances: wasm.DefaultSpares, processes: process.DefaultWarm}
+	servingSpares = spares{runtimes: javascript.DefaultSpareRuntimes, instances: wasm.DefaultSpares, processes: process.DefaultSpares}
 	// oneShotSpares make none: a process that runs one program and exits
 	// would make a spare for nothing (a WebAssembly instance holds tens of
 	// MiB).
@@ -67,7 +69,7 @@ func (c *Catalog) CodeMode(profile string) (toolserver.CodeMode, error) {
 	if c.codeMode != nil && (profile == "" || profile == c.codeModeProfile) {
 		return *c.codeMode, nil
 	}
-	cm, _, err := codeModeOf(c.cfg.CodeMode, profile, c.spares, c.logger)
+	cm, _, _, err := c.codeModeOf(profile)
 	return cm, err
 }
 
@@ -85,22 +87,30 @@ func (c *Catalog) NewCodeExecutor(profile string) (*toolcode.Executor, error) {
 		toolcode.WithTracerProvider(c.telemetry.tracerProvider()), toolcode.WithMeterProvider(c.telemetry.meterProvider())), nil
 }
 
-// codeModeOf returns the code mode of cm under a security profile,
-// keeping sp sandboxes ready, and the profile it runs under.
-func codeModeOf(cm config.CodeMode, profile string, sp spares, logger *slog.Logger) (toolserver.CodeMode, toolruntime.SecurityProfile, error) {
-	p, backend, err := profileBackend(cmp.Or(profile, cm.Profile), cm.Sandbox, sp, logger)
+// codeModeOf returns the configuration's code mode under a security
+// profile (the configuration's when empty), the profile it runs under and
+// its runtime, which the catalogue keeps until Close.
+func (c *Catalog) codeModeOf(profile string) (toolserver.CodeMode, toolruntime.SecurityProfile, *toolruntime.Runtime, error) {
+	cm := c.cfg.CodeMode
+	p, backend, err := profileBackend(cmp.Or(profile, cm.Profile), cm.Sandbox, c.spares, c.logger)
 	if err != nil {
-		return toolserver.CodeMode{}, "", err
+		return toolserver.CodeMode{}, "", nil, err
 	}
 	rt, err := toolruntime.New(toolruntime.WithBackend(p, backend), toolruntime.WithLimits(cm.Sandbox.Limits))
 	if err != nil {
-		return toolserver.CodeMode{}, "", fmt.Errorf("codeMode profile %s: %w", p, err)
+		if closer, ok := backend.(toolruntime.Closer); ok {
+			_ = closer.Close(context.Background())
+		}
+		return toolserver.CodeMode{}, "", nil, fmt.Errorf("codeMode profile %s: %w", p, err)
 	}
+	c.sandboxesMu.Lock()
+	c.sandboxes = append(c.sandboxes, rt)
+	c.sandboxesMu.Unlock()
 	var engines []toolcode.Engine
 	for _, lang := range []string{"javascript", "typescript"} {
 		e, err := rt.Engine(p, lang)
 		if err != nil {
-			return toolserver.CodeMode{}, "", err
+			return toolserver.CodeMode{}, "", nil, err
 		}
 		engines = append(engines, e)
 	}
@@ -109,7 +119,41 @@ func codeModeOf(cm config.CodeMode, profile string, sp spares, logger *slog.Logg
 		Limits:    cm.Limits,
 		Admission: cm.Admission,
 		Engines:   engines,
-	}, p, nil
+	}, p, rt, nil
+}
+
+// sandboxCloseTimeout bounds how long Close waits for code mode's
+// sandboxes to be removed.
+const sandboxCloseTimeout = 10 * time.Second
+
+// warm starts rt's sandboxes ahead in the background (see
+// [toolruntime.Runtime.Warm]): the catalogue is ready once they are, so
+// that the first program after the server starts finds one. A failure is
+// logged: the programs then start their own.
+func (c *Catalog) warm(rt *toolruntime.Runtime) {
+	c.warmed = make(chan struct{})
+	c.wg.Go(func() {
+		defer close(c.warmed)
+		if err := rt.Warm(c.ctx); err != nil && c.ctx.Err() == nil {
+			c.logger.Warn("code mode: the sandboxes kept ready did not start; each program starts its own", "error", err.Error())
+		}
+	})
+}
+
+// closeSandboxes closes the runtimes of code mode, waiting until their
+// sandboxes are gone.
+func (c *Catalog) closeSandboxes() error {
+	c.sandboxesMu.Lock()
+	rts := c.sandboxes
+	c.sandboxes = nil
+	c.sandboxesMu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), sandboxCloseTimeout)
+	defer cancel()
+	var errs []error
+	for _, rt := range rts {
+		errs = append(errs, rt.Close(ctx))
+	}
+	return errors.Join(errs...)
 }
 
 // profileBackend returns the profile named and its backend, keeping sp
@@ -150,7 +194,7 @@ func sandboxBackend(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares)
 		if err != nil {
 			return nil, err
 		}
-		opts := []process.Option{process.WithWarm(sp.processes)}
+		opts := []process.Option{process.WithSpares(sp.processes)}
 		switch sb.Bubblewrap {
 		case "require":
 			opts = append(opts, process.RequireBubblewrap())

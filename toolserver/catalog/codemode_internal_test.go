@@ -112,3 +112,61 @@ func TestProfileOfAConfigurationNamingNone(t *testing.T) {
 	require.Error(t, err, "a configured runner asks for standard: no falling back")
 	assert.Contains(t, err.Error(), "codeMode.sandbox.runner: stat "+missing)
 }
+
+// warmingBackend is a backend of the catalogue whose sandboxes start
+// ahead once the test releases them, and which records its Close.
+type warmingBackend struct {
+	toolruntime.Backend
+	release chan struct{}
+	limits  chan toolruntime.Limits
+	closed  chan struct{}
+}
+
+func (b *warmingBackend) Warm(ctx context.Context, l toolruntime.Limits) error {
+	b.limits <- l
+	select {
+	case <-b.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (b *warmingBackend) Close(context.Context) error {
+	close(b.closed)
+	return nil
+}
+
+// TestSandboxesReadyWithTheCatalogue shows that a catalogue is ready only
+// once code mode's sandboxes started ahead are, with the limits its
+// programs run under, so that the first program a server runs finds one;
+// and that Close closes the backend.
+func TestSandboxesReadyWithTheCatalogue(t *testing.T) {
+	b := &warmingBackend{release: make(chan struct{}), limits: make(chan toolruntime.Limits, 1), closed: make(chan struct{})}
+	original := newBackend
+	newBackend = func(p toolruntime.SecurityProfile, sb config.Sandbox, sp spares) (toolruntime.Backend, error) {
+		inner, err := original(p, sb, sp)
+		b.Backend = inner
+		return b, err
+	}
+	t.Cleanup(func() { newBackend = original })
+
+	cfg := &config.Config{CodeMode: config.CodeMode{Enabled: true, Profile: "dev", Sandbox: config.Sandbox{Limits: toolruntime.Limits{Memory: 80 << 20}}}}
+	c, err := Build(context.Background(), cfg, WithLogger(slog.New(slog.DiscardHandler)))
+	require.NoError(t, err)
+	assert.Equal(t, int64(80<<20), (<-b.limits).Memory, "the sandboxes warmed are those of the configured limits")
+	select {
+	case <-c.Ready():
+		t.Fatal("the catalogue was ready before its sandboxes")
+	default:
+	}
+	close(b.release)
+	require.NoError(t, c.Wait(t.Context()))
+
+	require.NoError(t, c.Close())
+	select {
+	case <-b.closed:
+	default:
+		t.Fatal("Close did not close the sandbox's backend")
+	}
+}

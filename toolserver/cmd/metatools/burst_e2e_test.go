@@ -91,7 +91,7 @@ func TestBurstOfHostilePrograms(t *testing.T) {
 		"%d searches meanwhile, median %s, worst %s", programs, running, maxSandboxes, maxRSS>>20, len(latencies), median, worst)
 	// The places, and the runner processes kept ready for the next
 	// programs.
-	sandboxBound := running + process.DefaultWarm
+	sandboxBound := running + process.DefaultSpares
 	assert.LessOrEqual(t, maxSandboxes, sandboxBound, "no more sandboxes than places and those kept ready")
 	assert.Positive(t, maxSandboxes)
 	assert.Less(t, maxRSS, int64(sandboxBound*64<<20+512<<20), "the sandboxes' memory is bounded, and so is the server's")
