@@ -12,6 +12,7 @@ import (
 	"github.com/metatools-go/metatools/toolcode/toolcodetest"
 	"github.com/metatools-go/metatools/toolruntime"
 	"github.com/metatools-go/metatools/toolruntime/inprocess"
+	"github.com/metatools-go/metatools/toolruntime/toolruntimetest"
 	"github.com/metatools-go/metatools/toolruntime/wasm"
 )
 
@@ -42,25 +43,14 @@ func BenchmarkCompile(b *testing.B) {
 	})
 }
 
-// benchExecute runs code once per iteration on backend be; before each,
-// untimed, it calls before when not nil.
-func benchExecute(b *testing.B, be toolruntime.Backend, p toolruntime.SecurityProfile, code string, before func()) {
+// executor returns an executor of programs under the hardened profile on
+// backend be (dev when it runs in process).
+func executor(b *testing.B, be toolruntime.Backend, p toolruntime.SecurityProfile) *toolcode.Executor {
 	rt, err := toolruntime.New(toolruntime.WithBackend(p, be))
 	require.NoError(b, err)
 	engine, err := rt.Engine(p, "javascript")
 	require.NoError(b, err)
-	f := toolcodetest.NewFixture(b)
-	x := toolcode.New(f.Ops, toolcode.WithEngine(engine))
-	b.ReportAllocs()
-	for b.Loop() {
-		if before != nil {
-			b.StopTimer()
-			before()
-			b.StartTimer()
-		}
-		_, err := x.Execute(context.Background(), toolcode.ExecuteParams{Language: "javascript", Code: code, Limits: toolcode.Limits{ToolCalls: 1000}})
-		require.NoError(b, err)
-	}
+	return toolcode.New(toolcodetest.NewFixture(b).Ops, toolcode.WithEngine(engine))
 }
 
 // BenchmarkStartup measures one execution of `return 1` in a fresh
@@ -80,24 +70,26 @@ func BenchmarkStartup(b *testing.B) {
 			be, err := wasm.NewFromFile(modulePath, wasm.WithCacheDir(dir), wasm.WithSpares(spares))
 			require.NoError(b, err)
 			b.Cleanup(func() { require.NoError(b, be.Close(context.Background())) })
-			var before func()
+			var ready func()
 			if warm {
-				before = func() { require.NoError(b, be.Warm(context.Background(), toolruntime.DefaultLimits)) }
+				ready = func() { require.NoError(b, be.Warm(context.Background(), toolruntime.DefaultLimits)) }
 			}
-			benchExecute(b, be, toolruntime.Hardened, `return 1`, before)
+			toolruntimetest.BenchExecutions(b, executor(b, be, toolruntime.Hardened), `return 1`, ready)
 		})
 	}
 }
 
-// BenchmarkToolCall measures 100 tool calls in one execution, in the
-// module (through the gateway over WASI stdin/stdout) and in process;
-// divide by 100 for one call.
+// BenchmarkToolCall measures one tool call from a program: in the module
+// (through the gateway over WASI stdin and stdout) and in process.
 func BenchmarkToolCall(b *testing.B) {
-	const code = `let s = 0; for (let i = 0; i < 100; i++) { s += (await tools.math.add({a: i, b: 1})).sum; } return s;`
-	b.Run("wasm", func(b *testing.B) { benchExecute(b, shared, toolruntime.Hardened, code, nil) })
+	b.Run("wasm", func(b *testing.B) {
+		toolruntimetest.BenchToolCalls(b, executor(b, shared, toolruntime.Hardened), func() {
+			require.NoError(b, shared.Warm(context.Background(), toolruntime.DefaultLimits))
+		})
+	})
 	b.Run("inprocess", func(b *testing.B) {
 		be, err := inprocess.New(javascript.New())
 		require.NoError(b, err)
-		benchExecute(b, be, toolruntime.Dev, code, nil)
+		toolruntimetest.BenchToolCalls(b, executor(b, be, toolruntime.Dev), nil)
 	})
 }
