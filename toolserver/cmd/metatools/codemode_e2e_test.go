@@ -17,8 +17,19 @@ import (
 // server-everything as an upstream.
 func codeModeConfig(t *testing.T) string {
 	t.Helper()
+	return codeModeProfileConfig(t, "")
+}
+
+// codeModeProfileConfig is codeModeConfig with code mode under the
+// security profile named (codeMode.profile; none when empty).
+func codeModeProfileConfig(t *testing.T, profile string) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "metatools.yaml")
-	cfg := fmt.Sprintf("codeMode:\n  enabled: true\nmcpServers:\n  - name: everything\n    command: node\n    args: [%q, stdio]\n", everythingServer(t))
+	var profileLine string
+	if profile != "" {
+		profileLine = "  profile: " + profile + "\n"
+	}
+	cfg := fmt.Sprintf("codeMode:\n  enabled: true\n%smcpServers:\n  - name: everything\n    command: node\n    args: [%q, stdio]\n", profileLine, everythingServer(t))
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
 	return path
 }
