@@ -39,30 +39,42 @@ func (p *pool) signal() {
 }
 
 // take returns a process ready for an execution under l: one started
-// ahead when the pool of l has one, else one started now. It refills the
-// pool in the background.
+// ahead when the pool of l has one, or the one the pool is starting when
+// it is filling (it is further along than a process started now, and two
+// starts at once would slow each other down), else one started now. It
+// refills the pool in the background.
 func (b *Backend) take(ctx context.Context, l toolruntime.Limits) (*execution, error) {
-	e, err := b.takeWarm(l)
-	if err != nil || e != nil {
-		return e, err
+	for {
+		e, filling, err := b.takeWarm(l)
+		if err != nil || e != nil {
+			return e, err
+		}
+		if filling == nil {
+			return b.start(ctx, l)
+		}
+		select {
+		case <-filling:
+		case <-ctx.Done():
+			return nil, errors.FromContext(ctx, "process.Run", context.Cause(ctx))
+		}
 	}
-	return b.start(ctx, l)
 }
 
-// takeWarm takes a live process from the pool of l, if there is one.
-func (b *Backend) takeWarm(l toolruntime.Limits) (*execution, error) {
+// takeWarm takes a live process from the pool of l, if there is one. When
+// there is none but the pool is filling, filling is closed once that
+// changes.
+func (b *Backend) takeWarm(l toolruntime.Limits) (e *execution, filling <-chan struct{}, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return nil, errors.Errorf(errors.Unavailable, "process backend closed")
+		return nil, nil, errors.Errorf(errors.Unavailable, "process backend closed")
 	}
 	if b.warm == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	p := b.poolLocked(l)
 	b.used++
 	p.used = b.used
-	var e *execution
 	for len(p.ready) > 0 && e == nil {
 		e, p.ready = p.ready[0], p.ready[1:]
 		if !e.idle() {
@@ -72,7 +84,10 @@ func (b *Backend) takeWarm(l toolruntime.Limits) (*execution, error) {
 			e = nil
 		}
 	}
-	return e, nil
+	if e == nil && p.filling {
+		return nil, p.changed, nil
+	}
+	return e, nil, nil
 }
 
 // refill fills the pool of l in the background, if it has one.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -196,4 +198,48 @@ func TestWarmOff(t *testing.T) {
 	}
 	_, err = process.New(runnerPath, process.WithSpares(-1))
 	assert.Equal(t, errors.InvalidArgument, errors.CodeOf(err))
+}
+
+// TestWarmTakesTheProcessBeingStarted shows that an execution coming while
+// the pool is starting a process takes that one, rather than starting a
+// second beside it: the runner is a script that records the pid of each
+// process started, in order, and the start hook the pid of each
+// execution.
+func TestWarmTakesTheProcessBeingStarted(t *testing.T) {
+	// The runner runs as the sandbox's user when the test runs as root:
+	// it must reach the script and write its record.
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(filepath.Dir(dir), 0o755))
+	require.NoError(t, os.Chmod(dir, 0o777))
+	starts := filepath.Join(dir, "starts")
+	require.NoError(t, os.WriteFile(starts, nil, 0o666))
+	require.NoError(t, os.Chmod(starts, 0o666))
+	script := filepath.Join(dir, "runner.sh")
+	require.NoError(t, os.WriteFile(script, []byte(fmt.Sprintf("#!/bin/sh\necho $$ >> %s\nexec %s \"$@\"\n", starts, runnerPath)), 0o755))
+
+	var taken []int
+	b := newBackendOf(t, script, process.WithoutBubblewrap(), process.WithSpares(1), process.WithStartHook(func(pid int) { taken = append(taken, pid) }))
+	x := warmExecutor(t, b, warmLimits, "javascript")
+	for range 2 {
+		// The first starts its process and leaves the pool filling; the
+		// second comes while it fills.
+		_, err := x.Execute(t.Context(), toolcode.ExecuteParams{Code: `return 1`})
+		require.NoError(t, err)
+	}
+	require.NoError(t, b.Warm(t.Context(), warmLimits))
+
+	data, err := os.ReadFile(starts)
+	require.NoError(t, err)
+	var started []int
+	for _, line := range strings.Fields(string(data)) {
+		pid, err := strconv.Atoi(line)
+		require.NoError(t, err)
+		started = append(started, pid)
+	}
+	// New ran the runner once, to check that it starts.
+	require.NotEmpty(t, started)
+	started = started[1:]
+	require.Len(t, taken, 2)
+	require.Len(t, started, 3, "the first execution's process, the one the pool started for the second, and its replacement")
+	assert.Equal(t, started[:2], taken, "the second execution ran in the process the pool was starting")
 }
