@@ -321,10 +321,12 @@ func (e *env) serveHTTP(ctx context.Context, s httpServe) error {
 			mux.Handle(path, s.opts.OAuth.MetadataHandler())
 		}
 	}
-	fmt.Fprintf(e.stderr, "metatools: serving MCP at http://%s/mcp (probes at %s and %s)\n", ln.Addr(), healthzPath, readyzPath)
+	// The console's line comes first: clients wait for the MCP line,
+	// which says that everything is served.
 	if s.console != nil {
 		fmt.Fprintf(e.stderr, "metatools: serving the web console at http://%s%s\n", ln.Addr(), console.Path)
 	}
+	fmt.Fprintf(e.stderr, "metatools: serving MCP at http://%s/mcp (probes at %s and %s)\n", ln.Addr(), healthzPath, readyzPath)
 	// No ReadTimeout or WriteTimeout: they bound a whole exchange and would
 	// cut the event streams of long calls and of GET requests. The
 	// handler bounds the reading of each request body instead
